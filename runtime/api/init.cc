@@ -1,0 +1,183 @@
+// MPI_Init and friends: bring the runtime up and down.
+#include <pthread.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <span>
+
+#include "api/runtime.h"
+#include "core/log.h"
+#include "core/params.h"
+
+using loom::Status;
+using loom::api::Phase;
+using loom::api::rt;
+
+namespace {
+
+// Runs at exit(): a rank that leaves without MPI_Finalize is a failure the
+// launcher also sees; say so from here too, where the rank is known.
+void exitWithoutFinalize() {
+  if (rt().phase == Phase::kRunning)
+    loom::log::error("exiting without calling MPI_Finalize; the job will be terminated");
+}
+
+bool decideOversubscribed(const loom::ProcInfo& p, const loom::Topology& t) {
+  std::string v = loom::params::getString("LOOM_OVERSUBSCRIBE");
+  bool b = false;
+  if (v != "auto" && loom::params::parseBool(v, &b)) return b;
+  return p.localSize > t.usableCores;
+}
+
+Status exchangeLocality(loom::api::Runtime& r) {
+  loom::api::Locality mine{r.proc.nodeId, r.topo.package, r.topo.numaNode, r.topo.core};
+  LOOM_TRY(r.boot.put("loom.loc", std::as_bytes(std::span(&mine, 1))));
+  LOOM_TRY(r.boot.fence());
+  r.locality.assign(r.proc.size, {});
+  for (int i = 0; i < r.proc.size; ++i) {
+    if (i == r.proc.rank) {
+      r.locality[i] = mine;
+      continue;
+    }
+    std::vector<std::byte> blob;
+    LOOM_TRY(r.boot.get(i, "loom.loc", &blob));
+    if (blob.size() != sizeof(loom::api::Locality))
+      return loom::errorf(MPI_ERR_INTERN, "rank %d published a locality of %zu bytes", i,
+                          blob.size());
+    std::memcpy(&r.locality[i], blob.data(), sizeof(loom::api::Locality));
+  }
+  return Status::ok();
+}
+
+Status bringUp(int required) {
+  auto& r = rt();
+  LOOM_TRY(r.boot.init(&r.proc));
+  loom::log::setRank(r.proc.rank);
+  LOOM_TRY(loom::loadTopology(&r.topo));
+  r.oversubscribed = decideOversubscribed(r.proc, r.topo);
+  LOOM_TRY(exchangeLocality(r));
+
+  std::vector<int> all(r.proc.size);
+  for (int i = 0; i < r.proc.size; ++i) all[i] = i;
+  r.world = std::make_unique<loom::Comm>(0, std::move(all), r.proc.rank, "MPI_COMM_WORLD");
+  r.self = std::make_unique<loom::Comm>(1, std::vector<int>{r.proc.rank}, 0, "MPI_COMM_SELF");
+
+  // No internal locking yet: calls from several threads must be serialized
+  // by the application. Be honest about it.
+  r.threadLevel = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+  r.mainThread = pthread_self();
+  r.phase = Phase::kRunning;
+  std::atexit(exitWithoutFinalize);
+  loom::log::debug("init", "rank %d of %d on %s (%s), %s, bound to %s, oversubscribed=%d",
+                   r.proc.rank, r.proc.size, r.proc.hostname.c_str(),
+                   r.proc.singleton ? "singleton" : r.proc.nspace.c_str(),
+                   loom::describe(r.topo).c_str(), r.topo.binding.c_str(), r.oversubscribed);
+  return Status::ok();
+}
+
+int initCommon(int required, const char* function) {
+  auto& r = rt();
+  if (r.phase != Phase::kBefore) {
+    loom::log::error("%s called %s; returning MPI_ERR_OTHER", function,
+                     r.phase == Phase::kRunning ? "a second time" : "after MPI_Finalize");
+    return MPI_ERR_OTHER;
+  }
+  Status st = bringUp(required);
+  if (!st.isOk()) {
+    // MPI_COMM_WORLD does not exist yet; its default handler is fatal.
+    loom::api::abortJob(st.code(), std::string(function) + ": " + st.message());
+  }
+  return MPI_SUCCESS;
+}
+
+bool validThreadLevel(int level) {
+  return level == MPI_THREAD_SINGLE || level == MPI_THREAD_FUNNELED ||
+         level == MPI_THREAD_SERIALIZED || level == MPI_THREAD_MULTIPLE;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Init(int* argc, char*** argv) {
+  (void)argc;
+  (void)argv;
+  return initCommon(MPI_THREAD_SINGLE, "MPI_Init");
+}
+LOOM_WEAK_ALIAS(MPI_Init)
+
+extern "C" int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  (void)argc;
+  (void)argv;
+  if (!validThreadLevel(required) || !provided) {
+    if (rt().phase == Phase::kRunning)
+      return loom::api::raise(nullptr,
+                              loom::errorf(MPI_ERR_ARG, "required=%d is not a thread level or "
+                                           "provided is NULL", required),
+                              "MPI_Init_thread");
+    loom::log::error("MPI_Init_thread: required=%d is not a thread level, or provided is NULL",
+                     required);
+    return MPI_ERR_ARG;
+  }
+  int rc = initCommon(required, "MPI_Init_thread");
+  if (rc == MPI_SUCCESS) *provided = rt().threadLevel;
+  return rc;
+}
+LOOM_WEAK_ALIAS(MPI_Init_thread)
+
+extern "C" int PMPI_Finalize(void) {
+  if (!loom::api::requireRunning("MPI_Finalize")) return MPI_ERR_OTHER;
+  auto& r = rt();
+  // MPI_Finalize is collective: nobody tears down while a peer may still
+  // need it.
+  Status st = r.boot.barrier();
+  if (!st.isOk()) return loom::api::raise(nullptr, st, "MPI_Finalize");
+  r.phase = Phase::kAfter;
+  st = r.boot.finalize();
+  if (!st.isOk()) loom::log::warn("MPI_Finalize: %s", st.message().c_str());
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Finalize)
+
+extern "C" int PMPI_Initialized(int* flag) {
+  if (!flag) return MPI_ERR_ARG;
+  *flag = rt().phase != Phase::kBefore;
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Initialized)
+
+extern "C" int PMPI_Finalized(int* flag) {
+  if (!flag) return MPI_ERR_ARG;
+  *flag = rt().phase == Phase::kAfter;
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Finalized)
+
+extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
+  const char* name = "a communicator";
+  if (loom::Comm* c = rt().phase == Phase::kRunning ? loom::api::toComm(comm) : nullptr)
+    name = c->name().empty() ? "a communicator" : c->name().c_str();
+  char msg[160];
+  std::snprintf(msg, sizeof msg, "MPI_Abort called on %s with error code %d", name, errorcode);
+  loom::api::abortJob(errorcode, msg);
+}
+LOOM_WEAK_ALIAS(MPI_Abort)
+
+extern "C" int PMPI_Query_thread(int* provided) {
+  if (!loom::api::requireRunning("MPI_Query_thread")) return MPI_ERR_OTHER;
+  if (!provided)
+    return loom::api::raise(nullptr, loom::errorf(MPI_ERR_ARG, "provided is NULL"),
+                            "MPI_Query_thread");
+  *provided = rt().threadLevel;
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Query_thread)
+
+extern "C" int PMPI_Is_thread_main(int* flag) {
+  if (!loom::api::requireRunning("MPI_Is_thread_main")) return MPI_ERR_OTHER;
+  if (!flag)
+    return loom::api::raise(nullptr, loom::errorf(MPI_ERR_ARG, "flag is NULL"),
+                            "MPI_Is_thread_main");
+  *flag = pthread_equal(pthread_self(), rt().mainThread) ? 1 : 0;
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Is_thread_main)

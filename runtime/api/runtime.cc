@@ -1,0 +1,68 @@
+#include "api/runtime.h"
+
+#include <cstdint>
+#include <cstdio>
+
+#include "core/log.h"
+
+namespace loom::api {
+
+Runtime& rt() {
+  static Runtime r;
+  return r;
+}
+
+bool requireRunning(const char* function) {
+  Phase p = rt().phase;
+  if (p == Phase::kRunning) return true;
+  log::error("%s called %s; returning MPI_ERR_OTHER", function,
+             p == Phase::kBefore ? "before MPI_Init" : "after MPI_Finalize");
+  return false;
+}
+
+Comm* toComm(MPI_Comm handle) {
+  if (handle == MPI_COMM_WORLD) return rt().world.get();
+  if (handle == MPI_COMM_SELF) return rt().self.get();
+  auto v = reinterpret_cast<uintptr_t>(handle);
+  // Predefined handles are small integers; anything else there is invalid.
+  if (v < 4096 || v % alignof(Comm) != 0) return nullptr;
+  auto* c = reinterpret_cast<Comm*>(handle);
+  return c->valid() ? c : nullptr;
+}
+
+Errhandler* toErrhandler(MPI_Errhandler handle) {
+  if (handle == MPI_ERRORS_ARE_FATAL) return &gErrorsAreFatal;
+  if (handle == MPI_ERRORS_RETURN) return &gErrorsReturn;
+  if (handle == MPI_ERRORS_ABORT) return &gErrorsAbort;
+  return nullptr;
+}
+
+MPI_Errhandler toHandle(Errhandler* eh) {
+  if (eh == &gErrorsReturn) return MPI_ERRORS_RETURN;
+  if (eh == &gErrorsAbort) return MPI_ERRORS_ABORT;
+  return MPI_ERRORS_ARE_FATAL;
+}
+
+void abortJob(int code, const std::string& message) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  if (!rt().boot.active()) log::error("%s", message.c_str());
+  rt().boot.abort(code, message);
+}
+
+int raise(Comm* comm, const Status& status, const char* function) {
+  if (!comm) comm = rt().world.get();
+  Errhandler* eh = comm ? comm->errhandler() : &gErrorsAreFatal;
+  const char* cls = errorClassName(status.code());
+  std::string text = std::string(function) + ": " + (cls ? cls : "MPI_ERR_UNKNOWN") + ": " +
+                     status.message();
+  if (eh->kind == Errhandler::Kind::kReturn) {
+    log::debug("err", "%s (returned to the caller)", text.c_str());
+    return status.code();
+  }
+  log::error("%s", text.c_str());
+  const char* where = comm ? comm->name().c_str() : "MPI_COMM_WORLD";
+  abortJob(status.code(), std::string(eh->name) + " on " + where + ": " + text);
+}
+
+}  // namespace loom::api

@@ -1,0 +1,67 @@
+// The process-wide state behind the C API: what MPI_Init set up and what
+// MPI_Finalize tears down, plus the helpers every entry point uses to check
+// that state, translate handles and report errors.
+#pragma once
+
+#include <mpi.h>
+#include <pthread.h>
+
+#include <memory>
+#include <vector>
+
+#include "core/bootstrap.h"
+#include "core/comm.h"
+#include "core/status.h"
+#include "core/topology.h"
+
+namespace loom::api {
+
+enum class Phase { kBefore, kRunning, kAfter };
+
+// Where each job rank sits, published by every rank at MPI_Init.
+struct Locality {
+  int32_t nodeId = 0;
+  int32_t package = -1;
+  int32_t numaNode = -1;
+  int32_t core = -1;
+};
+
+struct Runtime {
+  Phase phase = Phase::kBefore;
+  int threadLevel = MPI_THREAD_SINGLE;
+  pthread_t mainThread{};
+  bool oversubscribed = false;
+  ProcInfo proc;
+  Topology topo;
+  Bootstrap boot;
+  std::vector<Locality> locality;  // indexed by job rank
+  std::unique_ptr<Comm> world;
+  std::unique_ptr<Comm> self;
+};
+
+Runtime& rt();
+
+// True while MPI_Init has run and MPI_Finalize has not. Otherwise prints
+// "loom: MPI_Foo called before MPI_Init" (or after MPI_Finalize) and
+// returns false; the caller then returns MPI_ERR_OTHER.
+bool requireRunning(const char* function);
+
+// Handle translation; nullptr for null, invalid or freed handles.
+Comm* toComm(MPI_Comm handle);
+Errhandler* toErrhandler(MPI_Errhandler handle);
+MPI_Errhandler toHandle(Errhandler* eh);
+
+// Reports a failure through `comm`'s error handler (MPI_COMM_WORLD's when
+// comm is nullptr) and returns the code the C function must return. With
+// MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT it does not return.
+int raise(Comm* comm, const Status& status, const char* function);
+
+// Ends the whole job: through the launcher when there is one.
+[[noreturn]] void abortJob(int code, const std::string& message);
+
+}  // namespace loom::api
+
+// Entry points are defined once, as PMPI_Foo, and MPI_Foo is a weak alias
+// of it, so a profiling tool can interpose MPI_Foo and call PMPI_Foo.
+#define LOOM_WEAK_ALIAS(name) \
+  extern "C" __typeof__(P##name) name __attribute__((weak, alias("P" #name)));

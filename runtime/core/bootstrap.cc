@@ -1,0 +1,261 @@
+#include "core/bootstrap.h"
+
+#include <pmix.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/log.h"
+#include "core/params.h"
+
+namespace loom {
+namespace {
+
+pmix_proc_t gSelf;  // this process's PMIx name (valid while active)
+
+// Reads an unsigned integer of any width PMIx may hand back.
+bool valueToInt(const pmix_value_t* v, int64_t* out) {
+  switch (v->type) {
+    case PMIX_UINT32: *out = v->data.uint32; return true;
+    case PMIX_UINT16: *out = v->data.uint16; return true;
+    case PMIX_UINT8: *out = v->data.uint8; return true;
+    case PMIX_UINT64: *out = static_cast<int64_t>(v->data.uint64); return true;
+    case PMIX_INT: *out = v->data.integer; return true;
+    case PMIX_INT32: *out = v->data.int32; return true;
+    case PMIX_UINT: *out = v->data.uint; return true;
+    case PMIX_PROC_RANK: *out = v->data.rank; return true;
+    default: return false;
+  }
+}
+
+// Timeout info for operations that must never wait forever.
+struct TimeoutInfo {
+  pmix_info_t info[2];
+  size_t n = 0;
+  explicit TimeoutInfo(bool collect) {
+    int secs = static_cast<int>(params::getInt("LOOM_PMIX_TIMEOUT"));
+    PMIx_Info_load(&info[n++], PMIX_TIMEOUT, &secs, PMIX_INT);
+    if (collect) {
+      bool yes = true;
+      PMIx_Info_load(&info[n++], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    }
+  }
+  ~TimeoutInfo() {
+    for (size_t i = 0; i < n; ++i) PMIX_INFO_DESTRUCT(&info[i]);
+  }
+};
+
+// Gets an integer attribute of `proc`; `optional` keys keep `out` unchanged.
+Status getInt(const pmix_proc_t& proc, const char* key, int64_t* out, bool optional) {
+  pmix_value_t* val = nullptr;
+  pmix_status_t rc = PMIx_Get(&proc, key, nullptr, 0, &val);
+  if (rc != PMIX_SUCCESS || !val) {
+    if (optional) return Status::ok();
+    return errorf(MPI_ERR_INTERN, "PMIx_Get(%s) failed: %s", key, PMIx_Error_string(rc));
+  }
+  bool ok = valueToInt(val, out);
+  PMIX_VALUE_RELEASE(val);
+  if (!ok && !optional) return errorf(MPI_ERR_INTERN, "PMIx_Get(%s): unexpected type", key);
+  return Status::ok();
+}
+
+Status getString(const pmix_proc_t& proc, const char* key, std::string* out) {
+  pmix_value_t* val = nullptr;
+  pmix_status_t rc = PMIx_Get(&proc, key, nullptr, 0, &val);
+  if (rc != PMIX_SUCCESS || !val)
+    return errorf(MPI_ERR_INTERN, "PMIx_Get(%s) failed: %s", key, PMIx_Error_string(rc));
+  Status st;
+  if (val->type == PMIX_STRING && val->data.string)
+    *out = val->data.string;
+  else
+    st = errorf(MPI_ERR_INTERN, "PMIx_Get(%s): not a string", key);
+  PMIX_VALUE_RELEASE(val);
+  return st;
+}
+
+std::vector<int> parseRankList(const std::string& s) {
+  std::vector<int> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t j = s.find(',', i);
+    if (j == std::string::npos) j = s.size();
+    out.push_back(std::atoi(s.substr(i, j - i).c_str()));
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string localHostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
+
+}  // namespace
+
+Status Bootstrap::init(ProcInfo* info) {
+  info_ = info;
+  const char* ns = std::getenv("PMIX_NAMESPACE");
+  const char* rk = std::getenv("PMIX_RANK");
+  std::string nodeName = params::getString("LOOM_NODE_NAME");
+  if (!ns || !rk) {
+    // No PMIx server started us: a singleton.
+    info->singleton = true;
+    info->nspace = "singleton." + std::to_string(getpid());
+    info->hostname = nodeName.empty() ? localHostname() : nodeName;
+    info->localPeers = {0};
+    log::debug("boot", "no PMIx server in the environment: singleton");
+    return Status::ok();
+  }
+
+  // The hash datastore avoids the ds21 deadlocks seen with PMIx 4.2.2
+  // (shared/notes/pmix.md); keep a user's explicit choice.
+  setenv("PMIX_MCA_gds", "hash", 0);
+  pmix_status_t rc = PMIx_Init(&gSelf, nullptr, 0);
+  if (rc != PMIX_SUCCESS)
+    return errorf(MPI_ERR_INTERN, "PMIx_Init failed: %s (is the launcher's PMIx server alive?)",
+                  PMIx_Error_string(rc));
+  active_ = true;
+  info->singleton = false;
+  info->nspace = gSelf.nspace;
+  info->rank = static_cast<int>(gSelf.rank);
+
+  pmix_proc_t job;
+  PMIX_PROC_LOAD(&job, gSelf.nspace, PMIX_RANK_WILDCARD);
+  int64_t v = 0;
+  LOOM_TRY(getInt(job, PMIX_JOB_SIZE, &v, false));
+  info->size = static_cast<int>(v);
+  v = info->size;
+  LOOM_TRY(getInt(job, PMIX_UNIV_SIZE, &v, true));
+  info->universeSize = static_cast<int>(v);
+  v = 1;
+  LOOM_TRY(getInt(job, PMIX_NUM_NODES, &v, true));
+  info->numNodes = static_cast<int>(v);
+  v = 0;
+  LOOM_TRY(getInt(gSelf, PMIX_APPNUM, &v, true));
+  info->appNum = static_cast<int>(v);
+  LOOM_TRY(getInt(gSelf, PMIX_LOCAL_RANK, &v, false));
+  info->localRank = static_cast<int>(v);
+  LOOM_TRY(getInt(job, PMIX_LOCAL_SIZE, &v, false));
+  info->localSize = static_cast<int>(v);
+  v = 0;
+  LOOM_TRY(getInt(gSelf, PMIX_NODEID, &v, true));
+  info->nodeId = static_cast<int>(v);
+  std::string peers;
+  if (getString(job, PMIX_LOCAL_PEERS, &peers).isOk()) info->localPeers = parseRankList(peers);
+  if (info->localPeers.empty()) info->localPeers = {info->rank};
+  if (!nodeName.empty()) {
+    info->hostname = nodeName;
+  } else if (!getString(gSelf, PMIX_HOSTNAME, &info->hostname).isOk()) {
+    info->hostname = localHostname();
+  }
+  log::debug("boot", "PMIx client %s:%d of %d, local %d of %d, node %d of %d (%s)",
+             info->nspace.c_str(), info->rank, info->size, info->localRank, info->localSize,
+             info->nodeId, info->numNodes, info->hostname.c_str());
+  return Status::ok();
+}
+
+Status Bootstrap::put(std::string_view key, std::span<const std::byte> blob) {
+  if (!active_) {
+    local_.emplace_back(std::string(key), std::vector<std::byte>(blob.begin(), blob.end()));
+    return Status::ok();
+  }
+  std::string k(key);
+  pmix_value_t val;
+  PMIX_VALUE_CONSTRUCT(&val);
+  pmix_byte_object_t bo;
+  bo.bytes = reinterpret_cast<char*>(const_cast<std::byte*>(blob.data()));
+  bo.size = blob.size();
+  pmix_status_t rc = PMIx_Value_load(&val, &bo, PMIX_BYTE_OBJECT);  // copies
+  if (rc == PMIX_SUCCESS) rc = PMIx_Put(PMIX_GLOBAL, k.c_str(), &val);
+  PMIX_VALUE_DESTRUCT(&val);
+  if (rc != PMIX_SUCCESS)
+    return errorf(MPI_ERR_INTERN, "PMIx_Put(%s) failed: %s", k.c_str(), PMIx_Error_string(rc));
+  return Status::ok();
+}
+
+Status Bootstrap::fence() {
+  if (!active_) return Status::ok();
+  pmix_status_t rc = PMIx_Commit();
+  if (rc != PMIX_SUCCESS)
+    return errorf(MPI_ERR_INTERN, "PMIx_Commit failed: %s", PMIx_Error_string(rc));
+  TimeoutInfo ti(true);
+  rc = PMIx_Fence(nullptr, 0, ti.info, ti.n);
+  if (rc != PMIX_SUCCESS)
+    return errorf(MPI_ERR_INTERN, "PMIx_Fence failed: %s (did another rank die?)",
+                  PMIx_Error_string(rc));
+  return Status::ok();
+}
+
+Status Bootstrap::barrier() {
+  if (!active_) return Status::ok();
+  TimeoutInfo ti(false);
+  pmix_status_t rc = PMIx_Fence(nullptr, 0, ti.info, ti.n);
+  if (rc != PMIX_SUCCESS)
+    return errorf(MPI_ERR_INTERN, "PMIx_Fence failed: %s (did another rank die?)",
+                  PMIx_Error_string(rc));
+  return Status::ok();
+}
+
+Status Bootstrap::get(int rank, std::string_view key, std::vector<std::byte>* blob) {
+  std::string k(key);
+  if (!active_) {
+    for (const auto& [name, data] : local_)
+      if (name == k && rank == 0) {
+        *blob = data;
+        return Status::ok();
+      }
+    return errorf(MPI_ERR_INTERN, "no value '%s' published by rank %d", k.c_str(), rank);
+  }
+  pmix_proc_t peer;
+  PMIX_PROC_LOAD(&peer, gSelf.nspace, static_cast<pmix_rank_t>(rank));
+  TimeoutInfo ti(false);
+  pmix_value_t* val = nullptr;
+  pmix_status_t rc = PMIx_Get(&peer, k.c_str(), ti.info, ti.n, &val);
+  if (rc != PMIX_SUCCESS || !val)
+    return errorf(MPI_ERR_INTERN, "PMIx_Get(rank %d, %s) failed: %s", rank, k.c_str(),
+                  PMIx_Error_string(rc));
+  Status st;
+  if (val->type == PMIX_BYTE_OBJECT) {
+    const auto* p = reinterpret_cast<const std::byte*>(val->data.bo.bytes);
+    blob->assign(p, p + val->data.bo.size);
+  } else {
+    st = errorf(MPI_ERR_INTERN, "PMIx_Get(rank %d, %s): not a byte object", rank, k.c_str());
+  }
+  PMIX_VALUE_RELEASE(val);
+  return st;
+}
+
+Status Bootstrap::nodeOf(int rank, int* nodeId) {
+  if (!active_) {
+    *nodeId = 0;
+    return Status::ok();
+  }
+  pmix_proc_t peer;
+  PMIX_PROC_LOAD(&peer, gSelf.nspace, static_cast<pmix_rank_t>(rank));
+  int64_t v = 0;
+  LOOM_TRY(getInt(peer, PMIX_NODEID, &v, false));
+  *nodeId = static_cast<int>(v);
+  return Status::ok();
+}
+
+void Bootstrap::abort(int code, const std::string& message) {
+  if (active_) {
+    // The launcher's abort handler kills every rank (this one included) and
+    // exits with `code`; PMIx itself never kills anyone.
+    PMIx_Abort(code, message.c_str(), nullptr, 0);
+  }
+  std::_Exit(code);
+}
+
+Status Bootstrap::finalize() {
+  if (!active_) return Status::ok();
+  active_ = false;
+  pmix_status_t rc = PMIx_Finalize(nullptr, 0);
+  if (rc != PMIX_SUCCESS)
+    return errorf(MPI_ERR_INTERN, "PMIx_Finalize failed: %s", PMIx_Error_string(rc));
+  return Status::ok();
+}
+
+}  // namespace loom

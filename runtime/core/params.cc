@@ -1,0 +1,138 @@
+#include "core/params.h"
+
+#include <cassert>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/log.h"
+
+namespace loom::params {
+namespace {
+
+// The one table. Keep it sorted by topic; every entry is documented in
+// man/man7/loom.7 (tests/unit/params_test checks the page names them all).
+constexpr Param kParams[] = {
+    // Logging
+    {"LOOM_DEBUG", "",
+     "Comma-separated debug topics to log to stderr: init, boot, topo, coll, p2p, all"},
+    // Runtime
+    {"LOOM_OVERSUBSCRIBE", "auto",
+     "Whether ranks outnumber cores (waits then yield instead of spinning): auto, 1 or 0. "
+     "loomrun sets it; auto compares local ranks with usable cores"},
+    {"LOOM_NODE_NAME", "",
+     "Overrides the node name this rank reports (fake hosts in tests); default: PMIx's "
+     "hostname, else gethostname()"},
+    {"LOOM_FINALIZE_TIMEOUT", "60",
+     "Seconds MPI_Finalize waits for the other ranks before giving up with an error"},
+    // Launcher
+    {"LOOM_KILL_GRACE_MS", "1000",
+     "loomrun: milliseconds between SIGTERM and SIGKILL when it tears a job down"},
+    {"LOOM_PMIX_TIMEOUT", "30",
+     "Seconds any wait on a PMIx operation may take before it is reported as a failure"},
+};
+
+std::string_view envValue(std::string_view name) {
+  // getenv needs a NUL-terminated name; every name is short.
+  char buf[128];
+  if (name.size() >= sizeof buf) return {};
+  std::memcpy(buf, name.data(), name.size());
+  buf[name.size()] = '\0';
+  const char* v = std::getenv(buf);
+  return v ? std::string_view(v) : std::string_view();
+}
+
+const Param& require(std::string_view name) {
+  const Param* p = find(name);
+  assert(p && "unknown LOOM_* parameter");
+  static const Param kMissing{"?", "", ""};
+  return p ? *p : kMissing;
+}
+
+}  // namespace
+
+std::span<const Param> all() { return kParams; }
+
+const Param* find(std::string_view name) {
+  for (const auto& p : kParams)
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+std::string getString(std::string_view name) {
+  const Param& p = require(name);
+  std::string_view v = envValue(name);
+  return v.empty() ? std::string(p.defaultValue) : std::string(v);
+}
+
+bool parseInt(std::string_view text, int64_t* out) {
+  if (text.empty()) return false;
+  size_t i = 0;
+  bool neg = false;
+  if (text[0] == '-' || text[0] == '+') {
+    neg = text[0] == '-';
+    i = 1;
+  }
+  if (i >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+  int64_t v = 0;
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+    if (v > (INT64_MAX - 9) / 10) return false;
+    v = v * 10 + (text[i] - '0');
+  }
+  int shift = 0;
+  if (i < text.size()) {
+    switch (std::tolower(static_cast<unsigned char>(text[i]))) {
+      case 'k': shift = 10; break;
+      case 'm': shift = 20; break;
+      case 'g': shift = 30; break;
+      default: return false;
+    }
+    ++i;
+    if (i < text.size() && (text[i] == 'b' || text[i] == 'B')) ++i;  // "4kB"
+  }
+  if (i != text.size()) return false;
+  if (shift && v > (INT64_MAX >> shift)) return false;
+  v <<= shift;
+  *out = neg ? -v : v;
+  return true;
+}
+
+bool parseBool(std::string_view text, bool* out) {
+  std::string t(text);
+  for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (t == "1" || t == "yes" || t == "true" || t == "on") {
+    *out = true;
+    return true;
+  }
+  if (t == "0" || t == "no" || t == "false" || t == "off") {
+    *out = false;
+    return true;
+  }
+  return false;
+}
+
+int64_t getInt(std::string_view name) {
+  const Param& p = require(name);
+  int64_t v = 0;
+  std::string_view env = envValue(name);
+  if (!env.empty()) {
+    if (parseInt(env, &v)) return v;
+    log::warn("%s=%.*s is not an integer; using the default %s", p.name, (int)env.size(),
+              env.data(), p.defaultValue);
+  }
+  return parseInt(p.defaultValue, &v) ? v : 0;
+}
+
+bool getBool(std::string_view name) {
+  const Param& p = require(name);
+  bool v = false;
+  std::string_view env = envValue(name);
+  if (!env.empty()) {
+    if (parseBool(env, &v)) return v;
+    log::warn("%s=%.*s is not a boolean; using the default %s", p.name, (int)env.size(),
+              env.data(), p.defaultValue);
+  }
+  return parseBool(p.defaultValue, &v) ? v : false;
+}
+
+}  // namespace loom::params

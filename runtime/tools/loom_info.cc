@@ -1,0 +1,86 @@
+// loom-info: what this Loom is, what it was built with, what machine it sees
+// and every LOOM_* parameter with its default and current value.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "core/memkind.h"
+#include "core/params.h"
+#include "core/topology.h"
+
+namespace {
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "Usage: loom-info [--all | --version | --features | --topology | --params]\n"
+               "Prints Loom's version, build features, the topology hwloc reports and the\n"
+               "LOOM_* parameters (default and value in effect). Default: --all.\n");
+}
+
+void printVersion() { std::printf("Loom %s (MPI 5.0 standard ABI)\n", LOOM_VERSION); }
+
+void printFeatures() {
+  std::printf("Build features:\n");
+  std::printf("  CUDA:        %s\n", loom::memkind::describe().c_str());
+#ifdef LOOM_HAVE_OFI
+  std::printf("  libfabric:   built (loaded only when a peer is on another node)\n");
+#else
+  std::printf("  libfabric:   not built\n");
+#endif
+  std::printf("  PMIx:        client and embedded server (loomrun)\n");
+  std::printf("  hwloc:       %s\n", loom::hwlocVersion().c_str());
+}
+
+void printTopology() {
+  loom::Topology t;
+  loom::Status st = loom::loadTopology(&t);
+  std::printf("Topology:\n");
+  if (!st.isOk()) {
+    std::printf("  unavailable: %s\n", st.message().c_str());
+    return;
+  }
+  std::printf("  %s\n", loom::describe(t).c_str());
+  std::printf("  this process: %s\n", t.binding.c_str());
+  const char* fake = std::getenv("HWLOC_SYNTHETIC");
+  if (!fake) fake = std::getenv("HWLOC_XMLFILE");
+  if (fake) std::printf("  (fake topology from %s)\n", fake);
+}
+
+void printParams() {
+  std::printf("Parameters (environment variables):\n");
+  for (const auto& p : loom::params::all()) {
+    const char* env = std::getenv(p.name);
+    std::printf("  %-24s default: %-8s%s%s\n", p.name, *p.defaultValue ? p.defaultValue : "\"\"",
+                env ? "  set: " : "", env ? env : "");
+    std::printf("      %s\n", p.doc);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool all = argc == 1;
+  bool features = false, topology = false, params = false, version = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--all") all = true;
+    else if (a == "--version") version = true;
+    else if (a == "--features") features = true;
+    else if (a == "--topology") topology = true;
+    else if (a == "--params") params = true;
+    else if (a == "--help" || a == "-h") {
+      usage(stdout);
+      return 0;
+    } else {
+      std::fprintf(stderr, "loom-info: unknown option '%s'\n", argv[i]);
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (all || version) printVersion();
+  if (all || features) printFeatures();
+  if (all || topology) printTopology();
+  if (all || params) printParams();
+  return 0;
+}

@@ -1,0 +1,41 @@
+/* faults: ranks that misbehave on purpose, one way per mode (argv[1]):
+ *   fatal-comm   rank 1 (or 0 alone) passes MPI_COMM_NULL under the default
+ *                MPI_ERRORS_ARE_FATAL: the job must end, naming the error
+ *   errors-abort same through MPI_ERRORS_ABORT
+ *   abort CODE   the last rank calls MPI_Abort(MPI_COMM_WORLD, CODE)
+ *   no-finalize  the last rank returns 0 from main without MPI_Finalize
+ * The other ranks wait in a long sleep: the launcher must kill them. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char** argv) {
+  int rank, size, v;
+  if (argc < 2) {
+    fprintf(stderr, "usage: faults MODE [CODE]\n");
+    return 2;
+  }
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int culprit = size - 1;
+  if (rank != culprit) {
+    sleep(60); /* killed by the teardown long before this ends */
+    MPI_Finalize();
+    return 0;
+  }
+  if (!strcmp(argv[1], "fatal-comm")) {
+    MPI_Comm_rank(MPI_COMM_NULL, &v);
+  } else if (!strcmp(argv[1], "errors-abort")) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ABORT);
+    MPI_Comm_size(MPI_COMM_NULL, &v);
+  } else if (!strcmp(argv[1], "abort")) {
+    MPI_Abort(MPI_COMM_WORLD, argc > 2 ? atoi(argv[2]) : 1);
+  } else if (!strcmp(argv[1], "no-finalize")) {
+    return 0;
+  }
+  fprintf(stderr, "faults: mode %s did not end the job\n", argv[1]);
+  return 99;
+}
