@@ -15,7 +15,7 @@ namespace {
 constexpr Param kParams[] = {
     // Logging
     {"LOOM_DEBUG", "",
-     "Comma-separated debug topics to log to stderr: init, boot, topo, coll, p2p, all"},
+     "Comma-separated debug topics to log to stderr: init, boot, topo, err, p2p, coll, launch (loomrun), all"},
     // Runtime
     {"LOOM_OVERSUBSCRIBE", "auto",
      "Whether ranks outnumber cores (waits then yield instead of spinning): auto, 1 or 0. "
@@ -23,13 +23,30 @@ constexpr Param kParams[] = {
     {"LOOM_NODE_NAME", "",
      "Overrides the node name this rank reports (fake hosts in tests); default: PMIx's "
      "hostname, else gethostname()"},
-    {"LOOM_FINALIZE_TIMEOUT", "60",
-     "Seconds MPI_Finalize waits for the other ranks before giving up with an error"},
+    // Point-to-point over shared memory
+    {"LOOM_SHM_RING_BYTES", "256k",
+     "Bytes of each sender->receiver ring in the node's shared segment (power of two)"},
+    {"LOOM_SHM_INLINE_MAX", "24",
+     "Largest payload sent inline in the message header's cache line"},
+    {"LOOM_SHM_EAGER_MAX", "16k",
+     "Largest message sent eagerly through the ring (copied in, copied out); larger "
+     "messages use a rendezvous"},
+    {"LOOM_SHM_RNDV", "auto",
+     "Rendezvous protocol for large messages: auto (by size), get (single copy with CMA "
+     "process_vm_readv), pipeline (chunks copied through the ring)"},
+    {"LOOM_SHM_CMA_MIN", "1m",
+     "With LOOM_SHM_RNDV=auto: smallest message moved by CMA single copy instead of the "
+     "copy pipeline"},
+    {"LOOM_SHM_CMA", "auto",
+     "Use CMA (process_vm_readv) at all: auto (probe at start-up, fall back silently when "
+     "forbidden), 1, 0"},
+    {"LOOM_SHM_PIPELINE_CHUNK", "64k", "Chunk size of the rendezvous copy pipeline"},
     // Launcher
     {"LOOM_KILL_GRACE_MS", "1000",
      "loomrun: milliseconds between SIGTERM and SIGKILL when it tears a job down"},
     {"LOOM_PMIX_TIMEOUT", "30",
-     "Seconds any wait on a PMIx operation may take before it is reported as a failure"},
+     "Seconds any wait on a PMIx operation (fence, get, a server callback) may take before "
+     "it is reported as a failure"},
 };
 
 std::string_view envValue(std::string_view name) {

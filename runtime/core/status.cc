@@ -85,6 +85,7 @@ constexpr ClassInfo kClasses[] = {
     {MPI_ERR_VALUE_TOO_LARGE, "MPI_ERR_VALUE_TOO_LARGE", "value too large for its output"},
     {MPI_ERR_WIN, "MPI_ERR_WIN", "invalid window"},
     {MPI_ERR_ERRHANDLER, "MPI_ERR_ERRHANDLER", "invalid error handler"},
+    {MPI_ERR_ABI, "MPI_ERR_ABI", "ABI mismatch or ABI-specific failure"},
 };
 
 const ClassInfo* find(int code) {

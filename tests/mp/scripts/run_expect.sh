@@ -8,7 +8,7 @@
 # expressions (grep -E); RE occurs on exactly K lines of stdout. Then, in
 # every case: no process of the job is left (every process started carries a
 # unique marker in its environment), the job's private TMPDIR is empty, and
-# /dev/shm holds no loom-* file that was not there before.
+# /dev/shm holds no loom-* file of this job.
 set -u
 want_exit=0
 out_res=()
@@ -28,9 +28,12 @@ done
 
 work=$(mktemp -d)
 marker="LOOM_TEST_MARKER=$$.$RANDOM.$RANDOM"
-shm_before=$(ls /dev/shm 2>/dev/null | grep '^loom-' | sort)
 mkdir "$work/tmp"
-env "$marker" TMPDIR="$work/tmp" "$@" >"$work/out" 2>"$work/err" </dev/null
+# env execs the command, so $! is loomrun's pid: its job's namespace is
+# loom.<pid> and its shared segments are /dev/shm/loom-loom.<pid>-*.
+env "$marker" TMPDIR="$work/tmp" "$@" >"$work/out" 2>"$work/err" </dev/null &
+pid=$!
+wait $pid
 rc=$?
 fail=0
 report() { echo "run_expect.sh: $*" >&2; fail=1; }
@@ -63,9 +66,8 @@ done
 [ -z "$leftover" ] || report "processes left behind: $leftover"
 left=$(ls -A "$work/tmp")
 [ -z "$left" ] || report "files left in TMPDIR: $left"
-shm_after=$(ls /dev/shm 2>/dev/null | grep '^loom-' | sort)
-new_shm=$(comm -13 <(echo "$shm_before") <(echo "$shm_after") | tr '\n' ' ')
-[ -z "${new_shm// /}" ] || report "files left in /dev/shm: $new_shm"
+left_shm=$(ls /dev/shm 2>/dev/null | grep -E "^loom-(loom|singleton)\.$pid-" | tr '\n' ' ')
+[ -z "$left_shm" ] || report "files left in /dev/shm: $left_shm"
 
 if [ $fail -ne 0 ]; then
   echo "---- command: $*" >&2

@@ -1,0 +1,13 @@
+# Tests of what a user builds with: wrappers, FindMPI, the installed tree.
+set(HELLO_SRC ${CMAKE_CURRENT_SOURCE_DIR}/progs/hello.c)
+set(BUILD_BIN ${CMAKE_BINARY_DIR}/bin)
+add_test(NAME build.wrappers
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/test_wrappers.sh ${BUILD_BIN} ${HELLO_SRC})
+add_test(NAME build.findmpi
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/test_findmpi.sh ${BUILD_BIN} ${HELLO_SRC}
+                 ${CMAKE_CURRENT_SOURCE_DIR}/findmpi)
+add_test(NAME build.install
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/test_install.sh ${CMAKE_BINARY_DIR}
+                 ${HELLO_SRC} ${CMAKE_SOURCE_DIR})
+set_tests_properties(build.wrappers build.findmpi build.install
+                     PROPERTIES TIMEOUT 180 LABELS "build;mp")
