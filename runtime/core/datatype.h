@@ -1,0 +1,201 @@
+// Datatype: the layout of one element of an MPI datatype, and the packer
+// that moves `count` such elements to and from a contiguous byte stream.
+//
+// Every type, predefined or derived, is flattened when it is built into a
+// short list of runs. A run is `count` blocks of `length` bytes, the k-th at
+// `offset + k * stride` from the element's origin; runs appear in type-map
+// order (the order MPI defines for the packed stream), and neighbours that
+// continue each other are merged, so a vector is one run and a contiguous
+// type is one block. Element i of a buffer starts at buf + i * extent.
+//
+// Cost model: building a type costs O(runs of the result); packing costs one
+// memcpy per block plus a binary search to enter the stream at an arbitrary
+// offset, so a pipeline can pack a large message chunk by chunk for the same
+// price as all at once. Types whose runs do not repeat regularly (e.g. a
+// contiguous of a struct with holes) flatten to O(count * runs of the child).
+//
+// Thread safety: a committed type is immutable except for its reference
+// count (atomic) and its name.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace loom {
+
+// What the elements of a type are, for the reduction engine. A predefined
+// type has exactly one kind; a derived type has the kind shared by all its
+// leaves, or kNone when they differ (or when no arithmetic applies, e.g.
+// the Fortran REAL*2 / REAL*16 types).
+enum class BasicKind : uint8_t {
+  kNone,
+  kByte,  // MPI_BYTE, MPI_PACKED: bytes, no arithmetic
+  kChar,  // MPI_CHAR, MPI_CHARACTER: text, no arithmetic
+  kWchar,
+  kInt8, kInt16, kInt32, kInt64,
+  kUint8, kUint16, kUint32, kUint64,
+  kFloat, kDouble, kLongDouble,
+  kFloatComplex, kDoubleComplex, kLongDoubleComplex,
+  kBool,     // C _Bool, C++ bool (one byte)
+  kLogical,  // Fortran LOGICAL of any size: zero is false
+  // value/index pairs for MPI_MINLOC / MPI_MAXLOC
+  kFloatInt, kDoubleInt, kLongInt, k2Int, kShortInt, kLongDoubleInt,
+  k2Float, k2Double,  // MPI_2REAL, MPI_2DOUBLE_PRECISION
+};
+
+const char* basicKindName(BasicKind k);
+
+// `count` blocks of `length` bytes at offset + k * stride, k < count.
+struct DatatypeRun {
+  int64_t offset;
+  int64_t length;
+  int64_t count;
+  int64_t stride;
+};
+
+class Datatype {
+ public:
+  static constexpr uint32_t kMagic = 0x50595444;  // "DTYP": catches stale handles
+
+  Datatype(const Datatype&) = delete;
+  Datatype& operator=(const Datatype&) = delete;
+
+  bool valid() const { return magic_ == kMagic; }
+  bool isPredefined() const { return abiValue_ != 0; }
+  // The ABI handle value of a predefined type (0x209 for MPI_INT), else 0.
+  uint32_t abiValue() const { return abiValue_; }
+  int combiner() const { return combiner_; }  // MPI_COMBINER_*
+  BasicKind kind() const { return kind_; }
+
+  // Geometry, in bytes, per the MPI standard.
+  int64_t size() const { return size_; }
+  int64_t lb() const { return lb_; }
+  int64_t ub() const { return ub_; }
+  int64_t extent() const { return ub_ - lb_; }
+  int64_t trueLb() const { return trueLb_; }
+  int64_t trueUb() const { return trueUb_; }
+  int64_t trueExtent() const { return trueUb_ - trueLb_; }
+  int64_t alignment() const { return align_; }
+  // Set by MPI_Type_create_resized and inherited: turns off struct padding.
+  bool explicitBounds() const { return explicitBounds_; }
+
+  // True when `count` elements occupy exactly the bytes
+  // [buf + trueLb(), buf + trueLb() + count * size()), so a transport may
+  // send them without packing. Types of size 0 are contiguous too.
+  bool isContiguous() const { return contiguous_; }
+  const std::vector<DatatypeRun>& runs() const { return runs_; }
+  // Types this one was built from (retained), for MPI_Type_get_contents.
+  const std::vector<Datatype*>& children() const { return children_; }
+
+  bool isCommitted() const { return committed_; }
+  void commit() { committed_ = true; }
+
+  const std::string& name() const { return name_; }
+  void setName(std::string n) { name_ = std::move(n); }
+
+  // Reference counting. The user's handle holds one reference; a pending
+  // operation or a type built from this one holds another. Predefined types
+  // ignore both calls. The object is deleted when the count reaches zero.
+  void retain();
+  void release();
+  int refCount() const { return refs_.load(std::memory_order_relaxed); }
+  // MPI_Type_free was called: the handle is dead even if the object lives.
+  bool userFreed() const { return userFreed_; }
+  void markUserFreed() { userFreed_ = true; }
+
+  // --- Packing. The packed stream of `count` elements is their data bytes
+  // in type-map order: packedSize(count) = count * size().
+
+  size_t packedSize(int64_t count) const { return static_cast<size_t>(count) * size_; }
+
+  // Copies bytes [streamOffset, streamOffset + outBytes) of the packed stream
+  // of `count` elements at `buf` into `out`. Returns the bytes written (less
+  // than outBytes only at the end of the stream).
+  size_t pack(const void* buf, int64_t count, size_t streamOffset, void* out,
+              size_t outBytes) const;
+  // The mirror of pack: scatters `inBytes` bytes of stream, starting at
+  // `streamOffset`, into `buf`. Returns the bytes consumed.
+  size_t unpack(void* buf, int64_t count, size_t streamOffset, const void* in,
+                size_t inBytes) const;
+  // Appends to `iov` the memory pieces holding stream bytes
+  // [streamOffset, streamOffset + maxBytes), merging pieces adjacent in
+  // memory, and stops early once `iov` holds `maxSegments` entries (e.g.
+  // IOV_MAX for process_vm_readv). Returns the stream bytes covered.
+  size_t segments(const void* buf, int64_t count, size_t streamOffset, size_t maxBytes,
+                  std::vector<iovec>* iov,
+                  size_t maxSegments = std::numeric_limits<size_t>::max()) const;
+
+  // --- Internal: used by the constructors in datatype.cc.
+  struct Private;
+
+ private:
+  friend struct Private;
+  Datatype() = default;
+  ~Datatype();
+
+  template <class Fn>
+  size_t walk(uintptr_t base, int64_t count, size_t streamOffset, size_t maxBytes,
+              Fn&& fn) const;
+  void finishLayout();
+
+  uint32_t magic_ = kMagic;
+  uint32_t abiValue_ = 0;
+  int combiner_ = 0;
+  BasicKind kind_ = BasicKind::kNone;
+  bool committed_ = false;
+  bool userFreed_ = false;
+  bool explicitBounds_ = false;
+  bool contiguous_ = false;
+  std::atomic<int> refs_{1};
+  int64_t size_ = 0;
+  int64_t lb_ = 0, ub_ = 0;
+  int64_t trueLb_ = 0, trueUb_ = 0;
+  int64_t align_ = 1;
+  std::vector<DatatypeRun> runs_;
+  std::vector<size_t> runStart_;  // stream offset of each run in an element; +1 sentinel
+  std::vector<Datatype*> children_;
+  std::string name_;
+};
+
+// The predefined type with ABI handle value `abiValue` (0x209 for MPI_INT),
+// or nullptr when the value names none (MPI_DATATYPE_NULL included).
+Datatype* predefinedDatatype(uintptr_t abiValue);
+
+// --- Constructors. Each checks its arguments (MPI_ERR_COUNT for a negative
+// count, MPI_ERR_ARG for other bad values), and on success stores in *out a
+// new uncommitted type holding one reference (the caller's). Displacements
+// and strides named "Bytes" are in bytes, the others in extents of `old`.
+
+Status typeContiguous(int64_t count, Datatype* old, Datatype** out);
+Status typeVector(int64_t count, int64_t blocklen, int64_t stride, Datatype* old,
+                  Datatype** out);
+Status typeHvector(int64_t count, int64_t blocklen, int64_t strideBytes, Datatype* old,
+                   Datatype** out);
+Status typeIndexed(std::span<const int64_t> blocklens, std::span<const int64_t> disps,
+                   Datatype* old, Datatype** out);
+Status typeHindexed(std::span<const int64_t> blocklens, std::span<const int64_t> dispBytes,
+                    Datatype* old, Datatype** out);
+Status typeIndexedBlock(int64_t blocklen, std::span<const int64_t> disps, Datatype* old,
+                        Datatype** out);
+Status typeHindexedBlock(int64_t blocklen, std::span<const int64_t> dispBytes, Datatype* old,
+                         Datatype** out);
+Status typeStruct(std::span<const int64_t> blocklens, std::span<const int64_t> dispBytes,
+                  std::span<Datatype* const> types, Datatype** out);
+Status typeResized(Datatype* old, int64_t lb, int64_t extent, Datatype** out);
+// `order` is MPI_ORDER_C or MPI_ORDER_FORTRAN.
+Status typeSubarray(std::span<const int64_t> sizes, std::span<const int64_t> subsizes,
+                    std::span<const int64_t> starts, int order, Datatype* old,
+                    Datatype** out);
+// Same layout and committed state as `old`, no name.
+Status typeDup(Datatype* old, Datatype** out);
+
+}  // namespace loom
