@@ -3,6 +3,7 @@
 #include <pmix.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -144,6 +145,7 @@ Status Bootstrap::init(ProcInfo* info) {
   info->nodeId = static_cast<int>(v);
   std::string peers;
   if (getString(job, PMIX_LOCAL_PEERS, &peers).isOk()) info->localPeers = parseRankList(peers);
+  std::sort(info->localPeers.begin(), info->localPeers.end());
   if (info->localPeers.empty()) info->localPeers = {info->rank};
   if (!nodeName.empty()) {
     info->hostname = nodeName;

@@ -1,0 +1,502 @@
+// The point-to-point engine: matching plus the protocols, over whichever
+// transport reaches the peer (self, shm).
+//
+// Send side, per protocol (see protocol.h):
+//   inline/eager   reserve a record, pack the data into it, commit; done
+//                  (a synchronous send then waits for the receiver's kAck)
+//   rndv-get       send kRtsGet {address, pid}; the receiver reads with CMA
+//                  and answers kFin; done
+//   rndv-pipeline  send kRtsPipeline; on the receiver's kCts stream kData
+//                  chunks (packed straight into the ring); done when the last
+//                  chunk is in the ring
+// A record that does not fit (ring full) waits in the peer's outgoing queue,
+// which progress drains in order, so messages to a peer never overtake.
+//
+// Receive side: an arriving message matches the oldest posted receive that
+// accepts it, else waits as "unexpected" (eager data copied aside, a
+// rendezvous only as its request) until a receive or probe takes it.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+
+#include "core/log.h"
+#include "core/params.h"
+#include "core/progress.h"
+#include "p2p/dtview.h"
+#include "p2p/match.h"
+#include "p2p/p2p.h"
+#include "p2p/protocol.h"
+#include "p2p/shm/shm_transport.h"
+
+namespace loom::p2p {
+
+namespace {
+
+enum Stage : uint8_t { kStart = 0, kWaitReply = 1, kStreaming = 2 };
+
+// One entry of a peer's outgoing queue: a send still moving, or a control
+// record that did not fit.
+struct OutItem {
+  Request* req;      // nullptr for a control record
+  MsgHeader ctl;
+};
+
+struct Engine {
+  MatchTable match;
+  int me = 0;                  // job rank
+  int pid = 0;
+  ProtocolLimits lim;
+  size_t chunk = 65536;
+  const Transport* shm = nullptr;
+  std::vector<std::deque<OutItem>> outq;  // by job rank
+  std::vector<int> busy;                  // job ranks whose outq is not empty
+  bool ready = false;
+} E;
+
+uint32_t contextOf(const Comm* comm, Channel ch) {
+  return comm->contextId() * 2 + static_cast<uint32_t>(ch);
+}
+
+size_t capacityOf(const Request* r) {
+  return static_cast<size_t>(r->count) * typeSize(r->type);
+}
+
+const Transport* transportTo(int job) {
+  if (E.shm && shm::reaches(job)) return E.shm;
+  return nullptr;
+}
+
+void queueOut(int job, OutItem item) {
+  if (E.outq[job].empty()) E.busy.push_back(job);
+  E.outq[job].push_back(item);
+}
+
+void onRecord(int srcJob, const MsgHeader& h, const void* payload, size_t n);
+
+// Sends a control record now if possible, else queues it.
+void sendCtl(int job, Kind kind, uint64_t target, uint64_t extra) {
+  MsgHeader h{};
+  h.kind = kind;
+  h.sreq = target;
+  h.size = extra;
+  if (job == E.me) {
+    onRecord(job, h, nullptr, 0);
+    return;
+  }
+  const Transport* t = transportTo(job);
+  if (E.outq[job].empty() && t->reserve(job, 0)) {
+    t->commit(job, h, 0);
+    return;
+  }
+  queueOut(job, OutItem{nullptr, h});
+}
+
+MsgHeader headerOf(const Request* r, Kind kind) {
+  MsgHeader h{};
+  h.ctx = contextOf(r->comm, r->channel);
+  h.src = r->comm->rank();
+  h.tag = r->tag;
+  h.kind = kind;
+  h.flags = r->mode == SendMode::kSync ? kFlagSync : 0;
+  h.size = r->total;
+  h.sreq = r->id();
+  return h;
+}
+
+// Moves a send as far as the transport allows; true when nothing of it
+// needs the outgoing queue any more.
+bool pushSend(Request* r) {
+  const int job = r->remoteRank;
+  const Transport* t = transportTo(job);
+  const Kind kind = static_cast<Kind>(r->protocol);
+  if (r->stage == kStart) {
+    if (kind == Kind::kInline || kind == Kind::kEager) {
+      void* p = t->reserve(job, r->total);
+      if (!p) return false;
+      packTo(r->type, r->buf, r->count, 0, p, r->total);
+      t->commit(job, headerOf(r, kind), r->total);
+      r->transferred = r->total;
+      if (r->mode == SendMode::kSync) {
+        r->stage = kWaitReply;
+      } else {
+        r->finish();
+      }
+      return true;
+    }
+    auto* rts = static_cast<RtsBody*>(t->reserve(job, sizeof(RtsBody)));
+    if (!rts) return false;
+    rts->addr = reinterpret_cast<uint64_t>(contiguousBase(r->type, r->buf));
+    rts->pid = E.pid;
+    rts->reserved = 0;
+    t->commit(job, headerOf(r, kind), sizeof(RtsBody));
+    r->stage = kWaitReply;
+    return true;
+  }
+  // kStreaming: the receiver matched; pack chunks straight into the ring.
+  const size_t maxChunk = std::min(E.chunk, t->maxPayload());
+  while (r->transferred < r->total) {
+    size_t n = std::min(maxChunk, r->total - r->transferred);
+    void* p = t->reserve(job, n);
+    if (!p) return false;
+    packTo(r->type, r->buf, r->count, r->transferred, p, n);
+    MsgHeader h{};
+    h.kind = Kind::kData;
+    h.sreq = r->remoteId;
+    h.size = r->transferred;
+    t->commit(job, h, n);
+    r->transferred += n;
+  }
+  r->finish();
+  return true;
+}
+
+int drainOutgoing() {
+  int events = 0;
+  for (size_t i = 0; i < E.busy.size();) {
+    int job = E.busy[i];
+    auto& q = E.outq[job];
+    const Transport* t = transportTo(job);
+    while (!q.empty()) {
+      OutItem& item = q.front();
+      if (item.req) {
+        if (!pushSend(item.req)) break;
+      } else {
+        if (!t->reserve(job, 0)) break;
+        t->commit(job, item.ctl, 0);
+      }
+      q.pop_front();
+      ++events;
+    }
+    if (q.empty()) {
+      E.busy[i] = E.busy.back();
+      E.busy.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  return events;
+}
+
+void setMatchedStatus(Request* r, const MsgHeader& h) {
+  r->statusSource = h.src;
+  r->statusTag = h.tag;
+  r->total = h.size;
+  if (h.size > capacityOf(r)) r->statusError = MPI_ERR_TRUNCATE;
+}
+
+// A receive meets an eager message (from the transport or unexpected).
+void deliverEager(Request* r, const MsgHeader& h, int srcJob, const void* data) {
+  setMatchedStatus(r, h);
+  size_t m = std::min<size_t>(h.size, capacityOf(r));
+  unpackFrom(r->type, data, m, r->buf, r->count, 0);
+  r->bytes = static_cast<int64_t>(m);
+  if (h.flags & kFlagSync) sendCtl(srcJob, Kind::kAck, h.sreq, 0);
+  r->finish();
+}
+
+// A receive meets a rendezvous request.
+void deliverRts(Request* r, const MsgHeader& h, int srcJob, const RtsBody& rts) {
+  setMatchedStatus(r, h);
+  r->remoteRank = srcJob;
+  r->remoteId = h.sreq;
+  size_t m = std::min<size_t>(h.size, capacityOf(r));
+  void* dst = contiguousBase(r->type, r->buf);
+  const Transport* t = transportTo(srcJob);
+  if (h.kind == Kind::kRtsGet && r->type->isContiguous() && t &&
+      t->readRemote(rts.pid, rts.addr, dst, m)) {
+    r->bytes = static_cast<int64_t>(m);
+    sendCtl(srcJob, Kind::kFin, h.sreq, 0);
+    r->finish();
+    return;
+  }
+  r->transferred = 0;
+  sendCtl(srcJob, Kind::kCts, h.sreq, r->id());
+}
+
+void onData(Request* r, const MsgHeader& h, const void* payload, size_t n) {
+  size_t offset = h.size;
+  size_t cap = capacityOf(r);
+  if (offset < cap) unpackFrom(r->type, payload, std::min(n, cap - offset), r->buf, r->count, offset);
+  r->transferred += n;
+  if (r->transferred >= r->total) {
+    r->bytes = static_cast<int64_t>(std::min(r->total, cap));
+    r->finish();
+  }
+}
+
+void onRecord(int srcJob, const MsgHeader& h, const void* payload, size_t n) {
+  switch (h.kind) {
+    case Kind::kInline:
+    case Kind::kEager:
+    case Kind::kRtsGet:
+    case Kind::kRtsPipeline: {
+      if (Request* r = E.match.takePosted(h)) {
+        if (h.kind == Kind::kInline || h.kind == Kind::kEager)
+          deliverEager(r, h, srcJob, payload);
+        else
+          deliverRts(r, h, srcJob, *static_cast<const RtsBody*>(payload));
+        return;
+      }
+      auto u = std::make_unique<Unexpected>();
+      u->hdr = h;
+      u->srcJob = srcJob;
+      if (h.kind == Kind::kRtsGet || h.kind == Kind::kRtsPipeline) {
+        u->rts = *static_cast<const RtsBody*>(payload);
+      } else if (n > 0) {
+        u->payload.reset(new std::byte[n]);
+        std::memcpy(u->payload.get(), payload, n);
+        u->payloadBytes = n;
+      }
+      E.match.addUnexpected(std::move(u));
+      return;
+    }
+    case Kind::kAck:
+    case Kind::kFin:
+      Request::fromId(h.sreq)->finish();
+      return;
+    case Kind::kCts: {
+      Request* r = Request::fromId(h.sreq);
+      r->remoteId = h.size;
+      r->stage = kStreaming;
+      if (E.outq[r->remoteRank].empty() && pushSend(r)) return;
+      queueOut(r->remoteRank, OutItem{r, {}});
+      return;
+    }
+    case Kind::kData:
+      onData(Request::fromId(h.sreq), h, payload, n);
+      return;
+  }
+  log::error("p2p: record of unknown kind %d from rank %d", static_cast<int>(h.kind), srcJob);
+}
+
+void deliverUnexpected(Request* r, Unexpected* u) {
+  if (u->hdr.kind == Kind::kRtsGet || u->hdr.kind == Kind::kRtsPipeline)
+    deliverRts(r, u->hdr, u->srcJob, u->rts);
+  else
+    deliverEager(r, u->hdr, u->srcJob, u->payload.get());
+  delete u;
+}
+
+// A send to oneself: no transport, the data is handed over directly (or
+// copied aside when no receive is posted yet).
+void sendSelf(Request* r) {
+  MsgHeader h = headerOf(r, Kind::kEager);
+  Request* posted = E.match.takePosted(h);
+  std::unique_ptr<std::byte[]> packed;
+  const void* data = contiguousBase(r->type, r->buf);
+  if (!r->type->isContiguous() && r->total > 0) {
+    packed.reset(new std::byte[r->total]);
+    packTo(r->type, r->buf, r->count, 0, packed.get(), r->total);
+    data = packed.get();
+  }
+  if (posted) {
+    h.flags = 0;  // matched now: a synchronous send completes with it
+    deliverEager(posted, h, E.me, data);
+    r->finish();
+    return;
+  }
+  auto u = std::make_unique<Unexpected>();
+  u->hdr = h;
+  u->srcJob = E.me;
+  if (r->total > 0) {
+    if (!packed) {
+      packed.reset(new std::byte[r->total]);
+      std::memcpy(packed.get(), data, r->total);
+    }
+    u->payload = std::move(packed);
+    u->payloadBytes = r->total;
+  }
+  E.match.addUnexpected(std::move(u));
+  // Standard sends are buffered; a synchronous one waits for the kAck the
+  // matching receive sends to ourselves.
+  if (r->mode == SendMode::kSync)
+    r->stage = kWaitReply;
+  else
+    r->finish();
+}
+
+int enginePoll(void*) {
+  int events = 0;
+  if (E.shm) events += E.shm->poll(onRecord);
+  if (!E.busy.empty()) events += drainOutgoing();
+  return events;
+}
+
+RndvMode parseRndv(const std::string& v) {
+  if (v == "get") return RndvMode::kGet;
+  if (v == "pipeline") return RndvMode::kPipeline;
+  if (v != "auto") log::warn("LOOM_SHM_RNDV=%s is not auto, get or pipeline; using auto", v.c_str());
+  return RndvMode::kAuto;
+}
+
+}  // namespace
+
+Status setup(const JobInfo& job) {
+  E.me = job.proc->rank;
+  E.pid = getpid();
+  E.outq.assign(job.proc->size, {});
+  E.busy.clear();
+  E.lim.inlineMax = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_INLINE_MAX")));
+  E.lim.eagerMax = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_EAGER_MAX")));
+  E.lim.cmaMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_CMA_MIN")));
+  E.lim.rndv = parseRndv(params::getString("LOOM_SHM_RNDV"));
+  E.chunk = static_cast<size_t>(std::max<int64_t>(64, params::getInt("LOOM_SHM_PIPELINE_CHUNK")));
+
+  for (int r = 0; r < job.proc->size; ++r)
+    if (job.nodeOfRank[r] != job.proc->nodeId)
+      return errorf(MPI_ERR_INTERN,
+                    "rank %d is on another node (%d) and Loom has no inter-node transport yet", r,
+                    job.nodeOfRank[r]);
+
+  shm::Config cfg;
+  cfg.nspace = job.proc->nspace;
+  cfg.localPeers = job.proc->localPeers;
+  cfg.myJobRank = E.me;
+  cfg.ringBytes = static_cast<size_t>(params::getInt("LOOM_SHM_RING_BYTES"));
+  std::string cma = params::getString("LOOM_SHM_CMA");
+  bool b = false;
+  cfg.cmaMode = (cma == "auto" || !params::parseBool(cma, &b)) ? -1 : (b ? 1 : 0);
+  return shm::setup(cfg);
+}
+
+Status connect() {
+  LOOM_TRY(shm::connect());
+  E.shm = shm::active() ? shm::transport() : nullptr;
+  E.lim.cma = shm::cmaWorks();
+  E.lim.maxPayload = E.shm ? E.shm->maxPayload() : (size_t{1} << 62);
+  progress::add(enginePoll, nullptr);
+  E.ready = true;
+  log::debug("p2p", "%s", describe().c_str());
+  return Status::ok();
+}
+
+Status finalize() {
+  progress::remove(enginePoll, nullptr);
+  shm::finalize();
+  E.shm = nullptr;
+  E.ready = false;
+  return Status::ok();
+}
+
+std::string describe() {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "protocols: inline <= %zu B, eager <= %zu B, rendezvous %s (CMA %s, from %zu B), "
+                "pipeline chunks of %zu B",
+                E.lim.inlineMax, std::min(E.lim.eagerMax, E.lim.maxPayload),
+                E.lim.rndv == RndvMode::kAuto ? "auto"
+                : E.lim.rndv == RndvMode::kGet ? "get"
+                                               : "pipeline",
+                E.lim.cma ? "on" : "off", E.lim.cmaMin, E.chunk);
+  return buf;
+}
+
+Status isend(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm,
+             SendMode mode, Channel channel, Request** out) {
+  Request* r = Request::alloc(ReqKind::kSend);
+  r->buf = const_cast<void*>(buf);
+  r->count = count;
+  r->type = type;
+  r->peer = dest;
+  r->tag = tag;
+  r->comm = comm;
+  r->mode = mode;
+  r->channel = channel;
+  *out = r;
+  return start(r);
+}
+
+Status irecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
+             Channel channel, Request** out) {
+  Request* r = Request::alloc(ReqKind::kRecv);
+  r->buf = buf;
+  r->count = count;
+  r->type = type;
+  r->peer = source;
+  r->tag = tag;
+  r->comm = comm;
+  r->channel = channel;
+  *out = r;
+  return start(r);
+}
+
+Status start(Request* r) {
+  r->complete = false;
+  r->active = true;
+  r->cancelled = false;
+  r->stage = kStart;
+  r->statusError = MPI_SUCCESS;
+  r->transferred = 0;
+  r->bytes = 0;
+  if (!r->holdsRefs) {
+    if (r->comm) r->comm->retain();
+    if (r->type) r->type->retain();
+    r->holdsRefs = true;
+  }
+  if (r->kind == ReqKind::kRecv) {
+    r->statusSource = MPI_ANY_SOURCE;
+    r->statusTag = MPI_ANY_TAG;
+    uint32_t ctx = contextOf(r->comm, r->channel);
+    if (Unexpected* u = E.match.findUnexpected(ctx, r->peer, r->tag, true)) {
+      deliverUnexpected(r, u);
+    } else {
+      E.match.post(ctx, r);
+    }
+    return Status::ok();
+  }
+  r->total = static_cast<size_t>(r->count) * typeSize(r->type);
+  r->remoteRank = r->comm->worldRank(r->peer);
+  if (r->remoteRank == E.me) {
+    sendSelf(r);
+    return Status::ok();
+  }
+  if (!transportTo(r->remoteRank))
+    return errorf(MPI_ERR_INTERN, "no transport reaches rank %d", r->remoteRank);
+  r->protocol = static_cast<uint8_t>(
+      selectProtocol(r->total, r->type->isContiguous(), E.lim));
+  if (E.outq[r->remoteRank].empty() && pushSend(r)) return Status::ok();
+  queueOut(r->remoteRank, OutItem{r, {}});
+  return Status::ok();
+}
+
+Status iprobe(int source, int tag, Comm* comm, bool* found, ProbeResult* result) {
+  Unexpected* u = E.match.findUnexpected(contextOf(comm, Channel::kPt2pt), source, tag, false);
+  *found = u != nullptr;
+  if (u) *result = ProbeResult{u->hdr.src, u->hdr.tag, static_cast<int64_t>(u->hdr.size)};
+  return Status::ok();
+}
+
+Status improbe(int source, int tag, Comm* comm, bool* found, Message** msg,
+               ProbeResult* result) {
+  Unexpected* u = E.match.findUnexpected(contextOf(comm, Channel::kPt2pt), source, tag, true);
+  *found = u != nullptr;
+  if (u) {
+    *result = ProbeResult{u->hdr.src, u->hdr.tag, static_cast<int64_t>(u->hdr.size)};
+    *msg = u;
+  }
+  return Status::ok();
+}
+
+Status imrecv(void* buf, int64_t count, Datatype* type, Message* msg, Request** out) {
+  Request* r = Request::alloc(ReqKind::kRecv);
+  r->buf = buf;
+  r->count = count;
+  r->type = type;
+  r->active = true;
+  *out = r;
+  deliverUnexpected(r, msg);
+  return Status::ok();
+}
+
+bool cancelRecv(Request* r) {
+  if (r->kind != ReqKind::kRecv || r->complete) return false;
+  if (!E.match.removePosted(contextOf(r->comm, r->channel), r)) return false;
+  r->cancelled = true;
+  r->finish();
+  return true;
+}
+
+}  // namespace loom::p2p

@@ -1,0 +1,74 @@
+// Point-to-point engine: the interface the API and collective layers use.
+//
+// One matching engine serves every transport (self, shm, later ofi); the
+// transports only move bytes. Everything here is nonblocking; blocking MPI
+// calls are these plus progress::waitUntil(request complete).
+//
+// Ranks in this interface are communicator ranks; `comm` translates them to
+// job ranks, which pick the transport. MPI_PROC_NULL is handled by the API
+// layer before calling in.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/bootstrap.h"
+#include "core/comm.h"
+#include "core/request.h"
+#include "core/status.h"
+
+namespace loom::p2p {
+
+// What the engine needs to know about the job at start-up.
+struct JobInfo {
+  const ProcInfo* proc = nullptr;
+  Bootstrap* boot = nullptr;
+  std::vector<int> nodeOfRank;  // job rank -> node id
+};
+
+// Two-phase start: setup() before the bootstrap fence (creates shared
+// segments, publishes addresses with boot->put), connect() after it.
+Status setup(const JobInfo& job);
+Status connect();
+// After the final barrier of MPI_Finalize.
+Status finalize();
+
+// Starts a send of `count` elements of `type` from `buf` to comm rank `dest`.
+Status isend(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm,
+             SendMode mode, Channel channel, Request** out);
+
+// Posts a receive; `source` may be MPI_ANY_SOURCE and `tag` MPI_ANY_TAG.
+Status irecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
+             Channel channel, Request** out);
+
+// Restarts a persistent request built by the API layer (kind, buffer, peer,
+// tag, comm, mode already set).
+Status start(Request* req);
+
+// A message that arrived but is not yet received, as probe reports it.
+struct ProbeResult {
+  int source = 0;
+  int tag = 0;
+  int64_t bytes = 0;
+};
+
+// Is there a matching message? Does not receive it.
+Status iprobe(int source, int tag, Comm* comm, bool* found, ProbeResult* result);
+
+// Matched probe: removes the message from matching and returns it as an
+// opaque handle for imrecv.
+struct Unexpected;
+using Message = Unexpected;
+Status improbe(int source, int tag, Comm* comm, bool* found, Message** msg,
+               ProbeResult* result);
+Status imrecv(void* buf, int64_t count, Datatype* type, Message* msg, Request** out);
+
+// Cancels a posted receive that has not matched yet. True if it was
+// cancelled (the request then completes with cancelled set).
+bool cancelRecv(Request* req);
+
+// One line on the transports and protocol limits in use (LOOM_DEBUG=p2p).
+std::string describe();
+
+}  // namespace loom::p2p

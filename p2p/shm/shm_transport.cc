@@ -1,0 +1,303 @@
+#include "p2p/shm/shm_transport.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "core/log.h"
+
+namespace loom::p2p::shm {
+namespace {
+
+constexpr uint64_t kMagic = 0x4c4f4f4d53484d31;  // "LOOMSHM1"
+constexpr size_t kLine = 64;
+constexpr int kMaxLocal = 1024;
+
+// A record in a ring: this prefix, then the payload, padded to 64 bytes.
+// `bytes == 0` never occurs; a padding record (skip to the ring's start)
+// has payloadBytes == kPad.
+struct RecordPrefix {
+  uint32_t bytes;         // whole record, multiple of 64
+  uint32_t payloadBytes;
+  MsgHeader hdr;
+};
+static_assert(sizeof(RecordPrefix) == 40);
+constexpr uint32_t kPad = 0xffffffffu;
+
+struct alignas(kLine) RingControl {
+  alignas(kLine) std::atomic<uint64_t> tail;  // written by the producer only
+  alignas(kLine) std::atomic<uint64_t> head;  // written by the consumer only
+};
+
+struct SegmentHeader {
+  uint64_t magic;
+  uint32_t localSize;
+  uint32_t reserved;
+  uint64_t ringBytes;
+  std::atomic<uint32_t> attached;
+  int32_t pid[kMaxLocal];
+  uint64_t probeAddr[kMaxLocal];  // address of a known word in each process
+};
+
+// This process's view.
+struct State {
+  Config cfg;
+  std::string name;        // shm_open name
+  void* base = nullptr;
+  size_t bytes = 0;
+  int me = 0;              // local index
+  int n = 0;               // local size
+  SegmentHeader* header = nullptr;
+  bool cma = false;
+  std::vector<int> localOf;    // job rank -> local index or -1
+  // Producer side, per destination local index.
+  std::vector<uint64_t> sendTail;     // our copy of tail
+  std::vector<uint64_t> cachedHead;   // last head we read
+  std::vector<uint64_t> reservedAt;   // position of the reserved record
+  std::vector<uint32_t> reservedBytes;
+  // Consumer side, per source local index.
+  std::vector<uint64_t> recvHead;
+} gS;
+
+const uint64_t kProbeWord = 0x5052424543484b21;  // read by peers to test CMA
+
+size_t ringStride() { return sizeof(RingControl) + gS.header->ringBytes; }
+
+RingControl* ringControl(int from, int to) {
+  size_t index = static_cast<size_t>(from) * gS.n + to;
+  auto* p = static_cast<char*>(gS.base) + sizeof(SegmentHeader) + index * ringStride();
+  return reinterpret_cast<RingControl*>(p);
+}
+char* ringData(int from, int to) {
+  return reinterpret_cast<char*>(ringControl(from, to)) + sizeof(RingControl);
+}
+
+size_t headerBytes() { return (sizeof(SegmentHeader) + kLine - 1) / kLine * kLine; }
+
+size_t roundUp(size_t v) { return (v + kLine - 1) & ~(kLine - 1); }
+
+// ---- transport table ----
+
+size_t maxPayload() { return gS.header->ringBytes / 4 - sizeof(RecordPrefix); }
+
+void* reserve(int peer, size_t payloadBytes) {
+  int to = gS.localOf[peer];
+  const uint64_t R = gS.header->ringBytes;
+  const size_t need = roundUp(sizeof(RecordPrefix) + payloadBytes);
+  uint64_t pos = gS.sendTail[to];
+  size_t off = pos & (R - 1);
+  size_t pad = (R - off < need) ? R - off : 0;
+  if (pos + pad + need - gS.cachedHead[to] > R) {
+    gS.cachedHead[to] = ringControl(gS.me, to)->head.load(std::memory_order_acquire);
+    if (pos + pad + need - gS.cachedHead[to] > R) return nullptr;
+  }
+  char* data = ringData(gS.me, to);
+  if (pad) {
+    auto* p = reinterpret_cast<RecordPrefix*>(data + off);
+    p->bytes = static_cast<uint32_t>(pad);
+    p->payloadBytes = kPad;
+    pos += pad;
+    off = 0;
+  }
+  gS.reservedAt[to] = pos;
+  gS.reservedBytes[to] = static_cast<uint32_t>(need);
+  return data + off + sizeof(RecordPrefix);
+}
+
+void commit(int peer, const MsgHeader& hdr, size_t payloadBytes) {
+  int to = gS.localOf[peer];
+  const uint64_t R = gS.header->ringBytes;
+  uint64_t pos = gS.reservedAt[to];
+  auto* p = reinterpret_cast<RecordPrefix*>(ringData(gS.me, to) + (pos & (R - 1)));
+  p->bytes = gS.reservedBytes[to];
+  p->payloadBytes = static_cast<uint32_t>(payloadBytes);
+  p->hdr = hdr;
+  gS.sendTail[to] = pos + p->bytes;
+  // Release: the record (and any padding record) is visible before the tail.
+  ringControl(gS.me, to)->tail.store(gS.sendTail[to], std::memory_order_release);
+}
+
+bool readRemote(int pid, uint64_t remoteAddr, void* local, size_t bytes) {
+  if (!gS.cma) return false;
+  char* dst = static_cast<char*>(local);
+  size_t done = 0;
+  while (done < bytes) {
+    iovec l{dst + done, bytes - done};
+    iovec r{reinterpret_cast<void*>(remoteAddr + done), bytes - done};
+    ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR) continue;
+      log::error("process_vm_readv from pid %d failed: %s", pid, std::strerror(errno));
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+int poll(DeliverFn deliver) {
+  int events = 0;
+  const uint64_t R = gS.header->ringBytes;
+  for (int from = 0; from < gS.n; ++from) {
+    if (from == gS.me) continue;
+    RingControl* rc = ringControl(from, gS.me);
+    uint64_t head = gS.recvHead[from];
+    uint64_t tail = rc->tail.load(std::memory_order_acquire);
+    if (head == tail) continue;
+    char* data = ringData(from, gS.me);
+    int srcJob = gS.cfg.localPeers[from];
+    while (head != tail) {
+      auto* p = reinterpret_cast<const RecordPrefix*>(data + (head & (R - 1)));
+      uint32_t bytes = p->bytes;
+      if (p->payloadBytes != kPad) {
+        deliver(srcJob, p->hdr, p + 1, p->payloadBytes);
+        ++events;
+      }
+      head += bytes;
+      // Free the space at once: a sender streaming a large message can go on
+      // while we handle the rest.
+      rc->head.store(head, std::memory_order_release);
+    }
+    gS.recvHead[from] = head;
+  }
+  return events;
+}
+
+const Transport kShm = {"shm", maxPayload, reserve, commit, readRemote, poll};
+
+bool probeCma() {
+  if (gS.n < 2) return false;
+  int peer = (gS.me + 1) % gS.n;
+  uint64_t word = 0;
+  iovec l{&word, sizeof word};
+  iovec r{reinterpret_cast<void*>(gS.header->probeAddr[peer]), sizeof word};
+  ssize_t n = process_vm_readv(gS.header->pid[peer], &l, 1, &r, 1, 0);
+  if (n != sizeof word || word != kProbeWord) {
+    log::debug("p2p", "CMA unavailable (%s); using the copy pipeline for large messages",
+               n < 0 ? std::strerror(errno) : "short read");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Status setup(const Config& cfg) {
+  gS = State();
+  gS.cfg = cfg;
+  gS.n = static_cast<int>(cfg.localPeers.size());
+  if (gS.n > kMaxLocal) return errorf(MPI_ERR_INTERN, "more than %d ranks on one node", kMaxLocal);
+  gS.me = -1;
+  for (int i = 0; i < gS.n; ++i)
+    if (cfg.localPeers[i] == cfg.myJobRank) gS.me = i;
+  if (gS.me < 0) return errorf(MPI_ERR_INTERN, "rank %d is not among its node's ranks", cfg.myJobRank);
+  if (gS.n < 2) return Status::ok();  // alone on the node: nothing to share
+
+  // Rings shrink when many ranks share a node, keeping the segment < ~1 GiB.
+  size_t ring = cfg.ringBytes;
+  if (ring < 4096 || (ring & (ring - 1)) != 0)
+    return errorf(MPI_ERR_ARG, "LOOM_SHM_RING_BYTES=%zu must be a power of two >= 4096", ring);
+  while (ring > 16384 && static_cast<size_t>(gS.n) * (gS.n - 1) * ring > (size_t{1} << 30))
+    ring /= 2;
+  gS.name = "/loom-" + cfg.nspace + "-shm";
+  gS.bytes = headerBytes() + static_cast<size_t>(gS.n) * gS.n * (sizeof(RingControl) + ring);
+
+  if (gS.me == 0) {
+    int fd = shm_open(gS.name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0)
+      return errorf(MPI_ERR_INTERN, "shm_open(%s): %s", gS.name.c_str(), std::strerror(errno));
+    if (ftruncate(fd, static_cast<off_t>(gS.bytes)) != 0) {
+      int e = errno;
+      close(fd);
+      shm_unlink(gS.name.c_str());
+      return errorf(MPI_ERR_INTERN, "ftruncate(%s, %zu): %s", gS.name.c_str(), gS.bytes,
+                    std::strerror(e));
+    }
+    gS.base = mmap(nullptr, gS.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (gS.base == MAP_FAILED) {
+      gS.base = nullptr;
+      shm_unlink(gS.name.c_str());
+      return errorf(MPI_ERR_INTERN, "mmap of %zu bytes: %s", gS.bytes, std::strerror(errno));
+    }
+    gS.header = new (gS.base) SegmentHeader();
+    gS.header->localSize = static_cast<uint32_t>(gS.n);
+    gS.header->ringBytes = ring;
+    gS.header->attached.store(0);
+    // Rings are zero (fresh pages): head == tail == 0.
+    std::atomic_thread_fence(std::memory_order_release);
+    gS.header->magic = kMagic;
+  }
+  return Status::ok();
+}
+
+Status connect() {
+  if (gS.n < 2) return Status::ok();
+  if (gS.me != 0) {
+    int fd = shm_open(gS.name.c_str(), O_RDWR, 0600);
+    if (fd < 0)
+      return errorf(MPI_ERR_INTERN, "shm_open(%s): %s", gS.name.c_str(), std::strerror(errno));
+    gS.base = mmap(nullptr, gS.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (gS.base == MAP_FAILED) {
+      gS.base = nullptr;
+      return errorf(MPI_ERR_INTERN, "mmap of %zu bytes: %s", gS.bytes, std::strerror(errno));
+    }
+    gS.header = static_cast<SegmentHeader*>(gS.base);
+    if (gS.header->magic != kMagic || gS.header->localSize != static_cast<uint32_t>(gS.n))
+      return errorf(MPI_ERR_INTERN, "shared segment %s is not this job's", gS.name.c_str());
+  }
+  gS.header->pid[gS.me] = getpid();
+  gS.header->probeAddr[gS.me] = reinterpret_cast<uint64_t>(&kProbeWord);
+  // The last rank to map the segment removes its name: from here on it
+  // lives only as long as some rank maps it.
+  if (gS.header->attached.fetch_add(1, std::memory_order_acq_rel) + 1 ==
+      static_cast<uint32_t>(gS.n))
+    shm_unlink(gS.name.c_str());
+  while (gS.header->attached.load(std::memory_order_acquire) != static_cast<uint32_t>(gS.n))
+    sched_yield();  // every local rank is past the fence, so this is short
+
+  gS.localOf.assign(gS.cfg.localPeers.back() + 1, -1);
+  for (int i = 0; i < gS.n; ++i) gS.localOf[gS.cfg.localPeers[i]] = i;
+  gS.sendTail.assign(gS.n, 0);
+  gS.cachedHead.assign(gS.n, 0);
+  gS.reservedAt.assign(gS.n, 0);
+  gS.reservedBytes.assign(gS.n, 0);
+  gS.recvHead.assign(gS.n, 0);
+
+  bool works = probeCma();
+  if (gS.cfg.cmaMode == 1 && !works)
+    return errorf(MPI_ERR_INTERN, "LOOM_SHM_CMA=1 but process_vm_readv does not work here");
+  gS.cma = gS.cfg.cmaMode != 0 && works;
+  log::debug("p2p", "shm: %d local ranks, rings of %llu bytes, segment %zu bytes, CMA %s", gS.n,
+             static_cast<unsigned long long>(gS.header->ringBytes), gS.bytes,
+             gS.cma ? "on" : "off");
+  return Status::ok();
+}
+
+void finalize() {
+  if (gS.base) munmap(gS.base, gS.bytes);
+  gS.base = nullptr;
+  gS.header = nullptr;
+  gS.n = 0;
+}
+
+bool active() { return gS.header != nullptr; }
+
+bool reaches(int jobRank) {
+  return gS.header && jobRank >= 0 && jobRank < static_cast<int>(gS.localOf.size()) &&
+         gS.localOf[jobRank] >= 0 && jobRank != gS.cfg.myJobRank;
+}
+
+const Transport* transport() { return &kShm; }
+
+bool cmaWorks() { return gS.cma; }
+
+}  // namespace loom::p2p::shm

@@ -1,0 +1,45 @@
+// Shared-memory transport: every pair of ranks on a node talks through a
+// single-producer/single-consumer ring in one segment per node.
+//
+// Segment: a header (pids, CMA probe addresses, attach count) then one ring
+// per ordered pair (sender, receiver) of local ranks. A ring is a byte
+// circle of 64-byte-aligned records; the producer owns `tail`, the consumer
+// owns `head`, each on its own cache line, so a message costs the receiver
+// one cache-line miss on `tail` plus the lines of the record itself.
+//
+// Lifetime: local rank 0 creates the segment (mode 0600, named after the
+// job) before the bootstrap fence; the others map it after the fence; the
+// last one to map it unlinks it, so nothing stays in /dev/shm even if the
+// job is killed later (loomrun also removes loom-<nspace>-* as a safety net).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "p2p/transport.h"
+
+namespace loom::p2p::shm {
+
+struct Config {
+  std::string nspace;          // names the segment
+  std::vector<int> localPeers; // job ranks on this node, ascending
+  int myJobRank = 0;
+  size_t ringBytes = 256 << 10;
+  int cmaMode = -1;            // -1 probe, 0 off, 1 on (fails if it does not work)
+};
+
+Status setup(const Config& cfg);  // before the fence
+Status connect();                 // after the fence
+void finalize();
+
+// Whether this rank shares a segment with anyone (false when alone on its node).
+bool active();
+// Whether a job rank is reachable through this segment.
+bool reaches(int jobRank);
+// The transport table (valid after connect()).
+const Transport* transport();
+// Whether single-copy reads (CMA) work on this node.
+bool cmaWorks();
+
+}  // namespace loom::p2p::shm

@@ -1,0 +1,46 @@
+// What travels between ranks: one fixed header per record, the same for
+// every transport, followed by the record's payload.
+#pragma once
+
+#include <cstdint>
+
+namespace loom::p2p {
+
+// Record kinds. The first four carry a message to be matched (the protocol
+// that message uses); the others are protocol control and are never matched.
+enum class Kind : uint8_t {
+  kInline = 0,        // payload in the header's cache line
+  kEager = 1,         // payload follows the header
+  kRtsGet = 2,        // rendezvous request; receiver may read with CMA
+  kRtsPipeline = 3,   // rendezvous request; receiver must ask for the data
+  kAck = 8,           // matched: completes a synchronous eager send
+  kCts = 9,           // clear to send: stream the data (pipeline)
+  kData = 10,         // one chunk of a pipelined message
+  kFin = 11,          // data read with CMA: the send is complete
+};
+
+inline bool isMatched(Kind k) { return static_cast<uint8_t>(k) < 8; }
+
+enum : uint8_t { kFlagSync = 1 };
+
+struct MsgHeader {
+  uint32_t ctx;    // communicator context * 2 + channel
+  int32_t src;     // sender's rank in that communicator
+  int32_t tag;
+  Kind kind;
+  uint8_t flags;
+  uint16_t reserved;
+  uint64_t size;   // matched: message bytes. kCts: receiver's request; kData: offset
+  uint64_t sreq;   // matched: sender's request. kAck/kCts/kFin: request to act on;
+                   // kData: receiver's request
+};
+static_assert(sizeof(MsgHeader) == 32);
+
+// Payload of kRtsGet/kRtsPipeline.
+struct RtsBody {
+  uint64_t addr;   // sender's buffer (contiguous), for CMA
+  int32_t pid;     // sender's process id, for CMA
+  int32_t reserved;
+};
+
+}  // namespace loom::p2p

@@ -1,0 +1,80 @@
+// Request: one operation in flight (a send, a receive, a collective).
+//
+// The layer that starts an operation fills the "operation" fields; the layer
+// that progresses it sets `complete` and the result fields. Requests come
+// from a free list (allocation is on the hot path of every MPI_Isend).
+// Persistent requests stay allocated across MPI_Start/MPI_Wait cycles.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace loom {
+
+class Comm;
+class Datatype;
+
+enum class ReqKind : uint8_t { kSend, kRecv, kColl, kDone };
+enum class SendMode : uint8_t { kStandard, kSync, kReady, kBuffered };
+// Which of a communicator's two contexts a message travels in: user
+// point-to-point traffic, or the library's own collective traffic, so the two
+// can never match each other.
+enum class Channel : uint8_t { kPt2pt = 0, kColl = 1 };
+
+struct Request {
+  static constexpr uint32_t kMagic = 0x51455251;  // "REQQ"
+  uint32_t magic = kMagic;
+  ReqKind kind = ReqKind::kDone;
+  SendMode mode = SendMode::kStandard;
+  Channel channel = Channel::kPt2pt;
+  bool complete = false;
+  bool persistent = false;
+  bool active = false;      // started and not yet completed by wait/test
+  bool userFreed = false;   // MPI_Request_free before completion: recycle when done
+  bool cancelled = false;
+  bool holdsRefs = false;   // `comm` and `type` retained while active
+
+  // The operation.
+  void* buf = nullptr;      // const for sends
+  int64_t count = 0;
+  Datatype* type = nullptr;
+  int peer = 0;             // comm rank: destination, or source (may be MPI_ANY_SOURCE)
+  int tag = 0;              // may be MPI_ANY_TAG for receives
+  Comm* comm = nullptr;
+
+  // The result of a receive (and MPI_ERROR of any request).
+  int statusSource = MPI_ANY_SOURCE;
+  int statusTag = MPI_ANY_TAG;
+  int statusError = MPI_SUCCESS;
+  int64_t bytes = 0;        // bytes received (or sent)
+
+  // Protocol state, owned by the layer that progresses the request.
+  uint8_t protocol = 0;     // how the owner moves it (p2p::Kind for p2p)
+  uint8_t stage = 0;        // owner-defined progress stage
+  int remoteRank = -1;      // job rank of the peer, once known
+  uint64_t remoteId = 0;    // the peer's request id (rendezvous, sync acks)
+  size_t transferred = 0;   // bytes moved so far
+  size_t total = 0;         // bytes the operation moves
+  void* scratch = nullptr;  // e.g. a packed copy of a non-contiguous send
+  Request* nextPending = nullptr;  // intrusive link for the owner's queues
+
+  // Called once when the request completes (collective schedules, buffered
+  // sends). Runs inside progress.
+  void (*onComplete)(Request*) = nullptr;
+  void* owner = nullptr;
+
+  bool valid() const { return magic == kMagic; }
+  uint64_t id() const { return reinterpret_cast<uintptr_t>(this); }
+  static Request* fromId(uint64_t id) { return reinterpret_cast<Request*>(id); }
+
+  // Free-list allocation; a released request's magic is cleared so a stale
+  // handle is detected.
+  static Request* alloc(ReqKind kind);
+  static void release(Request* r);
+  // Marks complete, runs onComplete, recycles if the user already freed it.
+  void finish();
+};
+
+}  // namespace loom
