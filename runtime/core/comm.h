@@ -1,13 +1,22 @@
 // Communicators and error handlers, as the layers below the API see them.
 //
 // A Comm is a group of job ranks plus a context id that keeps its traffic
-// apart from every other communicator's. MPI_COMM_WORLD and MPI_COMM_SELF
-// are built at MPI_Init; derived communicators arrive with point-to-point.
+// apart from every other communicator's. MPI_COMM_WORLD (context 0) and
+// MPI_COMM_SELF (context 1) are built at MPI_Init; the others are created by
+// runtime/api/comm_mgmt_api.cc, which agrees on their context ids with
+// ContextIdMask below.
+//
+// Lifetime: a Comm is reference counted. The user's handle is one
+// reference; an operation in flight may hold another (retain/release), so
+// MPI_Comm_free with a pending request only invalidates the handle and the
+// Comm (and its context id) goes when the last reference does.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "core/group.h"
 
 namespace loom {
 
@@ -22,6 +31,13 @@ extern Errhandler gErrorsAreFatal;
 extern Errhandler gErrorsAbort;
 extern Errhandler gErrorsReturn;
 
+// One cached attribute: a keyval (whose callbacks runtime/api knows) and the
+// value the user stored.
+struct Attribute {
+  int keyval;
+  void* value;
+};
+
 class Comm {
  public:
   static constexpr uint32_t kMagic = 0x4c4f4f4d;  // "LOOM": catches stale handles
@@ -29,14 +45,20 @@ class Comm {
   // `worldRanks[i]` is the job rank of this communicator's rank i; `myRank`
   // is the caller's rank in it.
   Comm(uint32_t contextId, std::vector<int> worldRanks, int myRank, std::string name)
-      : contextId_(contextId), worldRanks_(std::move(worldRanks)), rank_(myRank),
-        name_(std::move(name)) {}
+      : Comm(contextId, new Group(std::move(worldRanks)), myRank, std::move(name)) {}
+  // Adopts the caller's reference to `group`.
+  Comm(uint32_t contextId, Group* group, int myRank, std::string name)
+      : contextId_(contextId), group_(group), rank_(myRank), name_(std::move(name)) {}
+  ~Comm();
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
 
   bool valid() const { return magic_ == kMagic; }
   int rank() const { return rank_; }
-  int size() const { return static_cast<int>(worldRanks_.size()); }
-  int worldRank(int r) const { return worldRanks_[r]; }
+  int size() const { return group_->size(); }
+  int worldRank(int r) const { return group_->jobRank(r); }
   uint32_t contextId() const { return contextId_; }
+  Group* group() const { return group_; }
 
   const std::string& name() const { return name_; }
   void setName(std::string n) { name_ = std::move(n); }
@@ -44,13 +66,62 @@ class Comm {
   Errhandler* errhandler() const { return errhandler_; }
   void setErrhandler(Errhandler* eh) { errhandler_ = eh; }
 
+  // Attributes in the order they were first set (deleted in reverse).
+  std::vector<Attribute>& attributes() { return attrs_; }
+
+  // The context id returns to the process's pool when this Comm is
+  // destroyed (not for MPI_COMM_WORLD/SELF, whose ids are reserved).
+  void setOwnsContextId(bool yes) { ownsContextId_ = yes; }
+
+  // Reference counting for communicators created with `new`.
+  void retain() { ++refs_; }
+  static void release(Comm* c);
+  // MPI_Comm_free: the handle becomes invalid now, the object goes with its
+  // last reference.
+  static void free(Comm* c);
+
  private:
   uint32_t magic_ = kMagic;
   uint32_t contextId_;
-  std::vector<int> worldRanks_;
+  Group* group_;
   int rank_;
+  int refs_ = 1;
+  bool ownsContextId_ = false;
   std::string name_;
   Errhandler* errhandler_ = &gErrorsAreFatal;
+  std::vector<Attribute> attrs_;
 };
+
+// The context ids this process has free, one bit each (1 = free).
+//
+// Agreement (MPICH's scheme, without a global counter): to create a
+// communicator, the processes of the parent AND their masks together and
+// take the lowest id free everywhere; the members then mark it used. It
+// needs no central authority and no extra round trip beyond the allreduce.
+// The mask is a pure value type so the unit tests can drive it.
+class ContextIdMask {
+ public:
+  static constexpr int kIds = 4096;  // live communicators per process
+  static constexpr int kWords = kIds / 64;
+  static constexpr uint32_t kWorld = 0, kSelf = 1;  // reserved, never handed out
+
+  ContextIdMask();  // everything free except kWorld and kSelf
+
+  uint64_t* words() { return words_; }
+  const uint64_t* words() const { return words_; }
+  bool isFree(uint32_t id) const { return (words_[id / 64] >> (id % 64)) & 1; }
+  void take(uint32_t id) { words_[id / 64] &= ~(uint64_t{1} << (id % 64)); }
+  void give(uint32_t id) { words_[id / 64] |= uint64_t{1} << (id % 64); }
+
+  // The lowest id whose bit is set in `words` (kWords words, e.g. the AND
+  // of every process's mask), or -1 when none is.
+  static int lowestFree(const uint64_t* words);
+
+ private:
+  uint64_t words_[kWords];
+};
+
+// This process's pool.
+ContextIdMask& contextIds();
 
 }  // namespace loom

@@ -1,0 +1,289 @@
+// Communicator management (MPI 5.0 §7.4): dup, split, create, free,
+// compare, names.
+//
+// Every constructor is collective over the parent and follows the same two
+// steps: learn who the members are (split needs everyone's color and key:
+// one small allgather), then agree on a context id free on every process of
+// the parent (one allreduce-AND of the id bitmask, comm_internal.cc). The
+// members take the id; the new communicator inherits the parent's error
+// handler. MPI_Comm_dup also copies the attributes through their copy
+// callbacks; names are never inherited.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "api/comm_internal.h"
+#include "api/runtime.h"
+#include "core/request.h"
+
+using loom::Comm;
+using loom::errorf;
+using loom::Group;
+using loom::Status;
+using loom::api::raise;
+using loom::api::requireRunning;
+using loom::api::rt;
+using loom::api::toComm;
+
+namespace {
+
+int badComm(const char* fn) {
+  return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
+}
+
+// The calling process's share of a new communicator whose context id `ctx`
+// the parent's processes agreed on. Adopts the reference to `g`.
+Comm* makeComm(Comm* parent, uint32_t ctx, Group* g) {
+  loom::contextIds().take(ctx);
+  auto* c = new Comm(ctx, g, g->rankOf(rt().proc.rank), "");
+  c->setOwnsContextId(true);
+  c->setErrhandler(parent->errhandler());
+  return c;
+}
+
+int dupComm(MPI_Comm comm, MPI_Comm* newcomm, const char* fn) {
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* parent = toComm(comm);
+  if (!parent) return badComm(fn);
+  if (!newcomm) return raise(parent, errorf(MPI_ERR_ARG, "newcomm is NULL"), fn);
+  uint32_t ctx;
+  Status st = loom::api::agreeContextId(parent, &ctx);
+  if (!st.isOk()) return raise(parent, st, fn);
+  parent->group()->retain();
+  Comm* c = makeComm(parent, ctx, parent->group());
+  int rc = loom::api::copyAttributes(parent, comm, c);
+  if (rc != MPI_SUCCESS) {
+    // The copies made so far are deleted again, with their callbacks.
+    (void)loom::api::deleteAttributes(c, loom::api::toHandle(c));
+    Comm::free(c);
+    *newcomm = MPI_COMM_NULL;
+    return raise(parent, errorf(rc, "an attribute copy callback returned %d", rc), fn);
+  }
+  *newcomm = loom::api::toHandle(c);
+  return MPI_SUCCESS;
+}
+
+// Split by (color, key): members of a color ordered by key, ties by parent
+// rank. Shared by MPI_Comm_split and MPI_Comm_split_type.
+int splitComm(Comm* parent, int color, int key, MPI_Comm* newcomm, const char* fn) {
+  struct Record {
+    int color, key;
+  };
+  Record mine{color, key};
+  std::vector<Record> all(parent->size());
+  Status st = loom::api::allgatherSmall(parent, &mine, sizeof mine, all.data());
+  uint32_t ctx = 0;
+  if (st.isOk()) st = loom::api::agreeContextId(parent, &ctx);
+  if (!st.isOk()) return raise(parent, st, fn);
+  if (color == MPI_UNDEFINED) {
+    *newcomm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  std::vector<int> members;  // parent ranks
+  for (int i = 0; i < parent->size(); ++i)
+    if (all[i].color == color) members.push_back(i);
+  std::stable_sort(members.begin(), members.end(),
+                   [&](int a, int b) { return all[a].key < all[b].key; });
+  std::vector<int> jobRanks;
+  jobRanks.reserve(members.size());
+  for (int i : members) jobRanks.push_back(parent->worldRank(i));
+  *newcomm = loom::api::toHandle(makeComm(parent, ctx, new Group(std::move(jobRanks))));
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  return dupComm(comm, newcomm, "MPI_Comm_dup");
+}
+LOOM_WEAK_ALIAS(MPI_Comm_dup)
+
+// Hints are accepted and ignored: Loom has none for communicators yet.
+extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  (void)info;
+  return dupComm(comm, newcomm, "MPI_Comm_dup_with_info");
+}
+LOOM_WEAK_ALIAS(MPI_Comm_dup_with_info)
+
+// Completes at call time: the agreement runs to the end here (it is a few
+// small messages) and the request handed back is already complete, which
+// the standard allows. Programs that overlap the duplication with other
+// work still get correct results; they just do not overlap.
+extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  static const char* fn = "MPI_Comm_idup";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* parent = toComm(comm);
+  if (!parent) return badComm(fn);
+  if (!request) return raise(parent, errorf(MPI_ERR_ARG, "request is NULL"), fn);
+  int rc = dupComm(comm, newcomm, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  loom::Request* r = loom::Request::alloc(loom::ReqKind::kColl);
+  r->active = true;
+  r->finish();
+  *request = reinterpret_cast<MPI_Request>(r);
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Comm_idup)
+
+extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  static const char* fn = "MPI_Comm_split";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* parent = toComm(comm);
+  if (!parent) return badComm(fn);
+  if (!newcomm) return raise(parent, errorf(MPI_ERR_ARG, "newcomm is NULL"), fn);
+  if (color < 0 && color != MPI_UNDEFINED)
+    return raise(parent,
+                 errorf(MPI_ERR_ARG,
+                        "color = %d is negative (and not "
+                        "MPI_UNDEFINED)",
+                        color),
+                 fn);
+  return splitComm(parent, color, key, newcomm, fn);
+}
+LOOM_WEAK_ALIAS(MPI_Comm_split)
+
+// MPI_COMM_TYPE_SHARED groups the processes of one node (the node ids every
+// process published at MPI_Init). The hardware- and resource-guided types
+// need hints Loom does not interpret yet; for them every process gets
+// MPI_COMM_NULL, which the standard allows. Every process still takes part
+// in the split, since the types may differ between processes.
+extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                                    MPI_Comm* newcomm) {
+  static const char* fn = "MPI_Comm_split_type";
+  (void)info;
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* parent = toComm(comm);
+  if (!parent) return badComm(fn);
+  if (!newcomm) return raise(parent, errorf(MPI_ERR_ARG, "newcomm is NULL"), fn);
+  int color;
+  switch (split_type) {
+    case MPI_COMM_TYPE_SHARED:
+      color = rt().locality[parent->worldRank(parent->rank())].nodeId;
+      break;
+    case MPI_UNDEFINED:
+    case MPI_COMM_TYPE_HW_UNGUIDED:
+    case MPI_COMM_TYPE_HW_GUIDED:
+    case MPI_COMM_TYPE_RESOURCE_GUIDED:
+      color = MPI_UNDEFINED;
+      break;
+    default:
+      return raise(parent, errorf(MPI_ERR_ARG, "split_type = %d is not a split type", split_type),
+                   fn);
+  }
+  return splitComm(parent, color, key, newcomm, fn);
+}
+LOOM_WEAK_ALIAS(MPI_Comm_split_type)
+
+extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  static const char* fn = "MPI_Comm_create";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* parent = toComm(comm);
+  if (!parent) return badComm(fn);
+  Group* g = loom::api::toGroup(group);
+  if (!g) return raise(parent, errorf(MPI_ERR_GROUP, "invalid group"), fn);
+  if (!newcomm) return raise(parent, errorf(MPI_ERR_ARG, "newcomm is NULL"), fn);
+  // Every process passes the same group, so they all fail here together.
+  for (int i = 0; i < g->size(); ++i)
+    if (parent->group()->rankOf(g->jobRank(i)) == MPI_UNDEFINED)
+      return raise(parent,
+                   errorf(MPI_ERR_GROUP,
+                          "rank %d of the group is not in the "
+                          "communicator",
+                          i),
+                   fn);
+  uint32_t ctx;
+  Status st = loom::api::agreeContextId(parent, &ctx);
+  if (!st.isOk()) return raise(parent, st, fn);
+  if (g->rankOf(rt().proc.rank) == MPI_UNDEFINED) {
+    *newcomm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  g->retain();
+  *newcomm = loom::api::toHandle(makeComm(parent, ctx, g));
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Comm_create)
+
+extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
+  static const char* fn = "MPI_Comm_free";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  if (!comm) return raise(nullptr, errorf(MPI_ERR_ARG, "comm is NULL"), fn);
+  Comm* c = toComm(*comm);
+  if (!c) return badComm(fn);
+  if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+    return raise(c, errorf(MPI_ERR_COMM, "%s cannot be freed", c->name().c_str()), fn);
+  int rc = loom::api::deleteAttributes(c, *comm);
+  if (rc != MPI_SUCCESS)
+    return raise(c, errorf(rc, "an attribute delete callback returned %d", rc), fn);
+  Comm::free(c);
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Comm_free)
+
+extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  static const char* fn = "MPI_Comm_compare";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* a = toComm(comm1);
+  Comm* b = toComm(comm2);
+  if (!a || !b) return badComm(fn);
+  if (!result) return raise(a, errorf(MPI_ERR_ARG, "result is NULL"), fn);
+  if (a == b) {
+    *result = MPI_IDENT;
+    return MPI_SUCCESS;
+  }
+  int g = loom::groupCompare(*a->group(), *b->group());
+  *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Comm_compare)
+
+extern "C" int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+  static const char* fn = "MPI_Comm_group";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* c = toComm(comm);
+  if (!c) return badComm(fn);
+  if (!group) return raise(c, errorf(MPI_ERR_ARG, "group is NULL"), fn);
+  // The user's group shares the communicator's list: one more reference.
+  c->group()->retain();
+  *group = loom::api::toHandle(c->group());
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Comm_group)
+
+extern "C" int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+  static const char* fn = "MPI_Comm_set_name";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* c = toComm(comm);
+  if (!c) return badComm(fn);
+  if (!comm_name) return raise(c, errorf(MPI_ERR_ARG, "comm_name is NULL"), fn);
+  // Longer names are truncated to what MPI_Comm_get_name can return.
+  c->setName(std::string(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1)));
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Comm_set_name)
+
+extern "C" int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+  static const char* fn = "MPI_Comm_get_name";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* c = toComm(comm);
+  if (!c) return badComm(fn);
+  if (!comm_name || !resultlen)
+    return raise(c, errorf(MPI_ERR_ARG, "comm_name or resultlen is NULL"), fn);
+  const std::string& n = c->name();
+  std::memcpy(comm_name, n.c_str(), n.size() + 1);
+  *resultlen = static_cast<int>(n.size());
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Comm_get_name)
+
+extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  static const char* fn = "MPI_Comm_test_inter";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* c = toComm(comm);
+  if (!c) return badComm(fn);
+  if (!flag) return raise(c, errorf(MPI_ERR_ARG, "flag is NULL"), fn);
+  *flag = 0;  // Loom has intracommunicators only
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Comm_test_inter)
