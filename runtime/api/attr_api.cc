@@ -14,6 +14,7 @@
 
 #include "api/comm_internal.h"
 #include "api/runtime.h"
+#include "api/status_util.h"
 
 using loom::Attribute;
 using loom::Comm;
@@ -65,7 +66,7 @@ int* predefinedValue(int keyval) {
   auto& r = loom::api::rt();
   switch (keyval) {
     case MPI_TAG_UB:
-      tagUb = 1073741823;
+      tagUb = loom::kTagUb;
       return &tagUb;  // 2^30 - 1
     case MPI_HOST:
       host = MPI_PROC_NULL;

@@ -6,9 +6,13 @@
 #include <cstring>
 #include <span>
 
+#include "api/bsend.h"
+#include "api/comm_internal.h"
 #include "api/runtime.h"
 #include "core/log.h"
 #include "core/params.h"
+#include "core/progress.h"
+#include "p2p/p2p.h"
 
 using loom::Status;
 using loom::api::Phase;
@@ -30,10 +34,20 @@ bool decideOversubscribed(const loom::ProcInfo& p, const loom::Topology& t) {
   return p.localSize > t.usableCores;
 }
 
-Status exchangeLocality(loom::api::Runtime& r) {
+// Publishes where this rank sits, lets the transports publish their
+// addresses, meets every rank in the one fence of MPI_Init, then reads
+// everyone's locality.
+Status exchangeAndConnect(loom::api::Runtime& r) {
   loom::api::Locality mine{r.proc.nodeId, r.topo.package, r.topo.numaNode, r.topo.core};
   LOOM_TRY(r.boot.put("loom.loc", std::as_bytes(std::span(&mine, 1))));
+  loom::p2p::JobInfo job;
+  job.proc = &r.proc;
+  job.boot = &r.boot;
+  job.nodeOfRank.resize(r.proc.size);
+  for (int i = 0; i < r.proc.size; ++i) LOOM_TRY(r.boot.nodeOf(i, &job.nodeOfRank[i]));
+  LOOM_TRY(loom::p2p::setup(job));
   LOOM_TRY(r.boot.fence());
+  LOOM_TRY(loom::p2p::connect());
   r.locality.assign(r.proc.size, {});
   for (int i = 0; i < r.proc.size; ++i) {
     if (i == r.proc.rank) {
@@ -56,7 +70,8 @@ Status bringUp(int required) {
   loom::log::setRank(r.proc.rank);
   LOOM_TRY(loom::loadTopology(&r.topo));
   r.oversubscribed = decideOversubscribed(r.proc, r.topo);
-  LOOM_TRY(exchangeLocality(r));
+  loom::progress::setOversubscribed(r.oversubscribed);
+  LOOM_TRY(exchangeAndConnect(r));
 
   std::vector<int> all(r.proc.size);
   for (int i = 0; i < r.proc.size; ++i) all[i] = i;
@@ -127,11 +142,19 @@ LOOM_WEAK_ALIAS(MPI_Init_thread)
 extern "C" int PMPI_Finalize(void) {
   if (!loom::api::requireRunning("MPI_Finalize")) return MPI_ERR_OTHER;
   auto& r = rt();
+  // The standard: MPI_COMM_SELF's attributes are deleted first (libraries
+  // hang their clean-up on its delete callbacks), then MPI_COMM_WORLD's.
+  loom::api::deleteAttributes(r.self.get(), MPI_COMM_SELF);
+  loom::api::deleteAttributes(r.world.get(), MPI_COMM_WORLD);
+  // Buffered sends still in the attached buffer are delivered first.
+  loom::api::flushBufferedSends();
   // MPI_Finalize is collective: nobody tears down while a peer may still
   // need it.
   Status st = r.boot.barrier();
   if (!st.isOk()) return loom::api::raise(nullptr, st, "MPI_Finalize");
   r.phase = Phase::kAfter;
+  st = loom::p2p::finalize();
+  if (!st.isOk()) loom::log::warn("MPI_Finalize: %s", st.message().c_str());
   st = r.boot.finalize();
   if (!st.isOk()) loom::log::warn("MPI_Finalize: %s", st.message().c_str());
   return MPI_SUCCESS;

@@ -1,0 +1,452 @@
+// Point-to-point entry points: blocking, nonblocking and persistent sends and
+// receives in every mode, MPI_Sendrecv(_replace), MPI_Start(all).
+//
+// Each call checks its arguments (communicator, count, datatype, buffer,
+// rank, tag, in that order), handles MPI_PROC_NULL itself (the engine never
+// sees it) and hands the rest to the p2p engine. Blocking calls are the
+// nonblocking ones plus a wait.
+//
+// Modes: standard and ready sends are the same thing in Loom (a ready send
+// is allowed to behave like a standard one); synchronous sends complete when
+// the receiver has matched; buffered sends copy into the attached buffer
+// (bsend.h) and are complete at once.
+//
+// Datatype lifetime: a nonblocking operation holds a reference on its type
+// until it finishes, a persistent request until it is freed, so the user may
+// call MPI_Type_free while the operation is pending.
+#include <memory>
+
+#include "api/bsend.h"
+#include "api/handles_datatype.h"
+#include "api/runtime.h"
+#include "api/status_util.h"
+#include "core/progress.h"
+#include "p2p/p2p.h"
+
+using loom::Channel;
+using loom::Comm;
+using loom::Datatype;
+using loom::errorf;
+using loom::ReqKind;
+using loom::Request;
+using loom::SendMode;
+using loom::Status;
+using loom::api::raise;
+using loom::api::requireRunning;
+
+namespace {
+
+struct Checked {
+  Comm* comm = nullptr;
+  Datatype* type = nullptr;
+};
+
+// Validates a send's arguments; MPI_SUCCESS or the code the error handler
+// gave back.
+int checkSend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              const char* fn, Checked* out) {
+  out->comm = loom::api::toComm(comm);
+  if (!out->comm) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
+  out->type = loom::api::toDatatype(datatype);
+  Status st = loom::api::checkData(buf, count, out->type);
+  if (!st.isOk()) return raise(out->comm, st, fn);
+  if (!loom::api::validSendRank(dest, out->comm->size()))
+    return raise(out->comm,
+                 errorf(MPI_ERR_RANK, "dest=%d is not a rank of %s (size %d) or MPI_PROC_NULL",
+                        dest, out->comm->name().c_str(), out->comm->size()),
+                 fn);
+  if (!loom::api::validSendTag(tag))
+    return raise(out->comm, errorf(MPI_ERR_TAG, "tag=%d is not in [0, %d]", tag, loom::kTagUb), fn);
+  return MPI_SUCCESS;
+}
+
+int checkRecv(const void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              const char* fn, Checked* out) {
+  out->comm = loom::api::toComm(comm);
+  if (!out->comm) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
+  out->type = loom::api::toDatatype(datatype);
+  Status st = loom::api::checkData(buf, count, out->type);
+  if (!st.isOk()) return raise(out->comm, st, fn);
+  if (!loom::api::validRecvRank(source, out->comm->size()))
+    return raise(out->comm,
+                 errorf(MPI_ERR_RANK,
+                        "source=%d is not a rank of %s (size %d), MPI_ANY_SOURCE or "
+                        "MPI_PROC_NULL",
+                        source, out->comm->name().c_str(), out->comm->size()),
+                 fn);
+  if (!loom::api::validRecvTag(tag))
+    return raise(out->comm,
+                 errorf(MPI_ERR_TAG, "tag=%d is not in [0, %d] or MPI_ANY_TAG", tag, loom::kTagUb),
+                 fn);
+  return MPI_SUCCESS;
+}
+
+// The error of a finished receive, raised (MPI_SUCCESS when none).
+int receiveError(const Request* r, Comm* comm, const char* fn) {
+  if (r->statusError == MPI_SUCCESS) return MPI_SUCCESS;
+  if (r->statusError == MPI_ERR_TRUNCATE)
+    return raise(comm,
+                 errorf(MPI_ERR_TRUNCATE,
+                        "a message of %zu bytes from rank %d (tag %d) does not fit the "
+                        "%lld-byte receive buffer",
+                        r->total, r->statusSource, r->statusTag,
+                        static_cast<long long>(r->count * r->type->size())),
+                 fn);
+  return raise(comm, errorf(r->statusError, "the receive failed"), fn);
+}
+
+// Keeps `type` alive while the nonblocking operation `r` is pending.
+void holdType(Request* r, Datatype* type) {
+  if (r->complete) return;  // done already: nothing to keep alive
+  type->retain();
+  r->onComplete = loom::api::releaseTypeOnComplete;
+}
+
+// Starts a send (any mode) that nobody but the engine waits for if `hold`.
+// *out is a request even for MPI_PROC_NULL and buffered sends.
+int startSend(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm,
+              SendMode mode, bool hold, Request** out, const char* fn) {
+  *out = nullptr;
+  if (dest == MPI_PROC_NULL) {
+    *out = loom::api::completedRequest(ReqKind::kSend, comm, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  if (mode == SendMode::kBuffered) {
+    Status st = loom::api::bufferedSend(buf, count, type, dest, tag, comm);
+    if (!st.isOk()) return raise(comm, st, fn);
+    *out = loom::api::completedRequest(ReqKind::kSend, comm, MPI_ANY_SOURCE);
+    return MPI_SUCCESS;
+  }
+  Request* r = nullptr;
+  Status st = loom::p2p::isend(buf, count, type, dest, tag, comm, mode, Channel::kPt2pt, &r);
+  if (!st.isOk()) {
+    if (r) Request::release(r);
+    return raise(comm, st, fn);
+  }
+  if (hold) holdType(r, type);
+  *out = r;
+  return MPI_SUCCESS;
+}
+
+int startRecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm, bool hold,
+              Request** out, const char* fn) {
+  *out = nullptr;
+  if (source == MPI_PROC_NULL) {
+    *out = loom::api::completedRequest(ReqKind::kRecv, comm, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  Request* r = nullptr;
+  Status st = loom::p2p::irecv(buf, count, type, source, tag, comm, Channel::kPt2pt, &r);
+  if (!st.isOk()) {
+    if (r) Request::release(r);
+    return raise(comm, st, fn);
+  }
+  if (hold) holdType(r, type);
+  *out = r;
+  return MPI_SUCCESS;
+}
+
+// Waits for a request the caller owns, then recycles it. Returns the
+// receive's error, raised.
+int finishBlocking(Request* r, Comm* comm, MPI_Status* status, const char* fn) {
+  loom::progress::waitUntil([r] { return r->complete; });
+  loom::api::fillStatus(status, *r);
+  int rc = r->kind == ReqKind::kRecv ? receiveError(r, comm, fn) : MPI_SUCCESS;
+  if (rc == MPI_SUCCESS && r->statusError != MPI_SUCCESS)
+    rc = raise(comm, errorf(r->statusError, "the send failed"), fn);
+  Request::release(r);
+  return rc;
+}
+
+int blockingSend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, SendMode mode, const char* fn) {
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Checked c;
+  if (int rc = checkSend(buf, count, datatype, dest, tag, comm, fn, &c)) return rc;
+  Request* r;
+  if (int rc = startSend(buf, count, c.type, dest, tag, c.comm, mode, false, &r, fn)) return rc;
+  return finishBlocking(r, c.comm, MPI_STATUS_IGNORE, fn);
+}
+
+int nonblockingSend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* request, SendMode mode, const char* fn) {
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  if (!request) return raise(nullptr, errorf(MPI_ERR_ARG, "request is NULL"), fn);
+  Checked c;
+  if (int rc = checkSend(buf, count, datatype, dest, tag, comm, fn, &c)) return rc;
+  Request* r;
+  if (int rc = startSend(buf, count, c.type, dest, tag, c.comm, mode, true, &r, fn)) return rc;
+  *request = loom::api::toHandle(r);
+  return MPI_SUCCESS;
+}
+
+// Builds an inactive persistent request; MPI_Start starts it.
+int persistentInit(const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+                   MPI_Comm comm, MPI_Request* request, ReqKind kind, SendMode mode,
+                   const char* fn) {
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  if (!request) return raise(nullptr, errorf(MPI_ERR_ARG, "request is NULL"), fn);
+  Checked c;
+  int rc = kind == ReqKind::kSend ? checkSend(buf, count, datatype, peer, tag, comm, fn, &c)
+                                  : checkRecv(buf, count, datatype, peer, tag, comm, fn, &c);
+  if (rc) return rc;
+  Request* r = Request::alloc(kind);
+  r->persistent = true;
+  r->active = false;
+  r->buf = const_cast<void*>(buf);
+  r->count = count;
+  r->type = c.type;
+  r->peer = peer;
+  r->tag = tag;
+  r->comm = c.comm;
+  r->mode = mode;
+  r->channel = Channel::kPt2pt;
+  c.type->retain();  // released by MPI_Request_free
+  *request = loom::api::toHandle(r);
+  return MPI_SUCCESS;
+}
+
+// Starts one inactive persistent request.
+int startPersistent(Request* r, const char* fn) {
+  auto doneNow = [r](int source) {
+    r->complete = true;
+    r->active = true;
+    r->cancelled = false;
+    r->statusError = MPI_SUCCESS;
+    r->statusSource = source;
+    r->statusTag = MPI_ANY_TAG;
+    r->bytes = 0;
+  };
+  if (r->peer == MPI_PROC_NULL) {
+    doneNow(MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  if (r->kind == ReqKind::kSend && r->mode == SendMode::kBuffered) {
+    Status st = loom::api::bufferedSend(r->buf, r->count, r->type, r->peer, r->tag, r->comm);
+    if (!st.isOk()) return raise(r->comm, st, fn);
+    doneNow(MPI_ANY_SOURCE);
+    return MPI_SUCCESS;
+  }
+  Status st = loom::p2p::start(r);
+  if (!st.isOk()) return raise(r->comm, st, fn);
+  return MPI_SUCCESS;
+}
+
+int checkStartable(MPI_Request h, Request** out, const char* fn) {
+  Request* r = loom::api::toRequest(h);
+  *out = r;
+  if (!r || !r->persistent)
+    return raise(nullptr, errorf(MPI_ERR_REQUEST, "not a persistent request"), fn);
+  if (r->active)
+    return raise(r->comm, errorf(MPI_ERR_REQUEST, "the request is already active"), fn);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+// ---- Blocking sends and receive ------------------------------------------
+
+extern "C" int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm) {
+  return blockingSend(buf, count, datatype, dest, tag, comm, SendMode::kStandard, "MPI_Send");
+}
+LOOM_WEAK_ALIAS(MPI_Send)
+
+extern "C" int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm) {
+  return blockingSend(buf, count, datatype, dest, tag, comm, SendMode::kSync, "MPI_Ssend");
+}
+LOOM_WEAK_ALIAS(MPI_Ssend)
+
+extern "C" int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm) {
+  return blockingSend(buf, count, datatype, dest, tag, comm, SendMode::kReady, "MPI_Rsend");
+}
+LOOM_WEAK_ALIAS(MPI_Rsend)
+
+extern "C" int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm) {
+  return blockingSend(buf, count, datatype, dest, tag, comm, SendMode::kBuffered, "MPI_Bsend");
+}
+LOOM_WEAK_ALIAS(MPI_Bsend)
+
+extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                         MPI_Comm comm, MPI_Status* status) {
+  if (!requireRunning("MPI_Recv")) return MPI_ERR_OTHER;
+  Checked c;
+  if (int rc = checkRecv(buf, count, datatype, source, tag, comm, "MPI_Recv", &c)) return rc;
+  Request* r;
+  if (int rc = startRecv(buf, count, c.type, source, tag, c.comm, false, &r, "MPI_Recv")) return rc;
+  return finishBlocking(r, c.comm, status, "MPI_Recv");
+}
+LOOM_WEAK_ALIAS(MPI_Recv)
+
+// ---- Nonblocking ----------------------------------------------------------
+
+extern "C" int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm, MPI_Request* request) {
+  return nonblockingSend(buf, count, datatype, dest, tag, comm, request, SendMode::kStandard,
+                         "MPI_Isend");
+}
+LOOM_WEAK_ALIAS(MPI_Isend)
+
+extern "C" int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm, MPI_Request* request) {
+  return nonblockingSend(buf, count, datatype, dest, tag, comm, request, SendMode::kSync,
+                         "MPI_Issend");
+}
+LOOM_WEAK_ALIAS(MPI_Issend)
+
+extern "C" int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm, MPI_Request* request) {
+  return nonblockingSend(buf, count, datatype, dest, tag, comm, request, SendMode::kReady,
+                         "MPI_Irsend");
+}
+LOOM_WEAK_ALIAS(MPI_Irsend)
+
+extern "C" int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm, MPI_Request* request) {
+  return nonblockingSend(buf, count, datatype, dest, tag, comm, request, SendMode::kBuffered,
+                         "MPI_Ibsend");
+}
+LOOM_WEAK_ALIAS(MPI_Ibsend)
+
+extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                          MPI_Comm comm, MPI_Request* request) {
+  if (!requireRunning("MPI_Irecv")) return MPI_ERR_OTHER;
+  if (!request) return raise(nullptr, errorf(MPI_ERR_ARG, "request is NULL"), "MPI_Irecv");
+  Checked c;
+  if (int rc = checkRecv(buf, count, datatype, source, tag, comm, "MPI_Irecv", &c)) return rc;
+  Request* r;
+  if (int rc = startRecv(buf, count, c.type, source, tag, c.comm, true, &r, "MPI_Irecv")) return rc;
+  *request = loom::api::toHandle(r);
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Irecv)
+
+// ---- Send-receive ---------------------------------------------------------
+
+extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                             int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                             int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  const char* fn = "MPI_Sendrecv";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Checked s, r;
+  if (int rc = checkSend(sendbuf, sendcount, sendtype, dest, sendtag, comm, fn, &s)) return rc;
+  if (int rc = checkRecv(recvbuf, recvcount, recvtype, source, recvtag, comm, fn, &r)) return rc;
+  Request* rreq;
+  if (int rc = startRecv(recvbuf, recvcount, r.type, source, recvtag, r.comm, false, &rreq, fn))
+    return rc;
+  Request* sreq;
+  if (int rc = startSend(sendbuf, sendcount, s.type, dest, sendtag, s.comm, SendMode::kStandard,
+                         false, &sreq, fn)) {
+    // Withdraw the posted receive; one that matched already is finished.
+    if (!rreq->complete && !loom::p2p::cancelRecv(rreq))
+      loom::progress::waitUntil([&] { return rreq->complete; });
+    Request::release(rreq);
+    return rc;
+  }
+  loom::progress::waitUntil([&] { return sreq->complete && rreq->complete; });
+  Request::release(sreq);
+  return finishBlocking(rreq, r.comm, status, fn);
+}
+LOOM_WEAK_ALIAS(MPI_Sendrecv)
+
+extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
+                                     int sendtag, int source, int recvtag, MPI_Comm comm,
+                                     MPI_Status* status) {
+  const char* fn = "MPI_Sendrecv_replace";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Checked s, r;
+  if (int rc = checkSend(buf, count, datatype, dest, sendtag, comm, fn, &s)) return rc;
+  if (int rc = checkRecv(buf, count, datatype, source, recvtag, comm, fn, &r)) return rc;
+  // The outgoing data is packed aside first, so the incoming message may land
+  // in `buf` while the send still reads.
+  const size_t bytes = dest == MPI_PROC_NULL ? 0 : s.type->packedSize(count);
+  std::unique_ptr<std::byte[]> tmp(new (std::nothrow) std::byte[bytes ? bytes : 1]);
+  if (!tmp) return raise(s.comm, errorf(MPI_ERR_NO_MEM, "cannot allocate %zu bytes", bytes), fn);
+  if (bytes) (void)s.type->pack(buf, count, 0, tmp.get(), bytes);
+  Datatype* byteType = loom::predefinedDatatype(reinterpret_cast<uintptr_t>(MPI_BYTE));
+  Request* sreq;
+  if (int rc = startSend(tmp.get(), static_cast<int64_t>(bytes), byteType, dest, sendtag, s.comm,
+                         SendMode::kStandard, false, &sreq, fn))
+    return rc;
+  Request* rreq;
+  if (int rc = startRecv(buf, count, r.type, source, recvtag, r.comm, false, &rreq, fn)) {
+    loom::progress::waitUntil([&] { return sreq->complete; });
+    Request::release(sreq);
+    return rc;
+  }
+  loom::progress::waitUntil([&] { return sreq->complete && rreq->complete; });
+  Request::release(sreq);
+  return finishBlocking(rreq, r.comm, status, fn);
+}
+LOOM_WEAK_ALIAS(MPI_Sendrecv_replace)
+
+// ---- Persistent -------------------------------------------------------------
+
+extern "C" int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                              MPI_Comm comm, MPI_Request* request) {
+  return persistentInit(buf, count, datatype, dest, tag, comm, request, ReqKind::kSend,
+                        SendMode::kStandard, "MPI_Send_init");
+}
+LOOM_WEAK_ALIAS(MPI_Send_init)
+
+extern "C" int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                               MPI_Comm comm, MPI_Request* request) {
+  return persistentInit(buf, count, datatype, dest, tag, comm, request, ReqKind::kSend,
+                        SendMode::kSync, "MPI_Ssend_init");
+}
+LOOM_WEAK_ALIAS(MPI_Ssend_init)
+
+extern "C" int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                               MPI_Comm comm, MPI_Request* request) {
+  return persistentInit(buf, count, datatype, dest, tag, comm, request, ReqKind::kSend,
+                        SendMode::kReady, "MPI_Rsend_init");
+}
+LOOM_WEAK_ALIAS(MPI_Rsend_init)
+
+extern "C" int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                               MPI_Comm comm, MPI_Request* request) {
+  return persistentInit(buf, count, datatype, dest, tag, comm, request, ReqKind::kSend,
+                        SendMode::kBuffered, "MPI_Bsend_init");
+}
+LOOM_WEAK_ALIAS(MPI_Bsend_init)
+
+extern "C" int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                              MPI_Comm comm, MPI_Request* request) {
+  return persistentInit(buf, count, datatype, source, tag, comm, request, ReqKind::kRecv,
+                        SendMode::kStandard, "MPI_Recv_init");
+}
+LOOM_WEAK_ALIAS(MPI_Recv_init)
+
+extern "C" int PMPI_Start(MPI_Request* request) {
+  if (!requireRunning("MPI_Start")) return MPI_ERR_OTHER;
+  if (!request) return raise(nullptr, errorf(MPI_ERR_ARG, "request is NULL"), "MPI_Start");
+  Request* r;
+  if (int rc = checkStartable(*request, &r, "MPI_Start")) return rc;
+  return startPersistent(r, "MPI_Start");
+}
+LOOM_WEAK_ALIAS(MPI_Start)
+
+extern "C" int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
+  const char* fn = "MPI_Startall";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  if (count < 0) return raise(nullptr, errorf(MPI_ERR_COUNT, "count=%d < 0", count), fn);
+  if (count > 0 && !array_of_requests)
+    return raise(nullptr, errorf(MPI_ERR_ARG, "array_of_requests is NULL"), fn);
+  // Check them all before starting any, so a bad handle leaves nothing half
+  // done. (A request listed twice is caught when its second turn comes: it
+  // is active by then.)
+  for (int i = 0; i < count; ++i) {
+    Request* r;
+    if (int rc = checkStartable(array_of_requests[i], &r, fn)) return rc;
+  }
+  for (int i = 0; i < count; ++i) {
+    Request* r;
+    if (int rc = checkStartable(array_of_requests[i], &r, fn)) return rc;
+    if (int rc = startPersistent(r, fn)) return rc;
+  }
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Startall)

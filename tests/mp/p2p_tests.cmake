@@ -1,0 +1,75 @@
+# Point-to-point tests: real jobs through loomrun (included from
+# tests/mp/CMakeLists.txt, which defines loom_mp_program, loom_mp_test and
+# LOOMRUN). Every program prints "<name>: rank R ok" per rank on success.
+# Rank counts: odd, non-power-of-two, and 8 (oversubscribes a 2-core
+# machine on purpose).
+set(LOOM_P2P_RANKS 1 2 3 4 5 8)
+
+foreach(p exchange order probe requests bsend count errors stress)
+  loom_mp_program(mp_p2p_${p} progs/p2p_${p}.c)
+endforeach()
+
+# loom_p2p_test(<test name> <program> <ranks> [TIMEOUT s] [ENV VAR=val...] [ARGS ...])
+function(loom_p2p_test name prog n)
+  cmake_parse_arguments(P "" "TIMEOUT" "ENV;ARGS" ${ARGN})
+  if(NOT P_TIMEOUT)
+    set(P_TIMEOUT 60)
+  endif()
+  set(env)
+  foreach(e ${P_ENV})
+    list(APPEND env -x ${e})
+  endforeach()
+  loom_mp_test(${name} TIMEOUT ${P_TIMEOUT}
+               COMMAND --stdout-count "^p2p_${prog}: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} ${env} $<TARGET_FILE:mp_p2p_${prog}> ${P_ARGS})
+endfunction()
+
+foreach(n ${LOOM_P2P_RANKS})
+  # (a) every size, mode and form; the non-contiguous variant up to 1 MB
+  # (16 MB of 12-byte elements costs seconds of packing, not coverage).
+  loom_p2p_test(mp.p2p.exchange.${n} exchange ${n} TIMEOUT 120)
+  loom_p2p_test(mp.p2p.exchange_vector.${n} exchange ${n} TIMEOUT 120
+                ARGS --vector --max 1048579)
+  loom_p2p_test(mp.p2p.order.${n} order ${n} TIMEOUT 90)          # (b)
+  loom_p2p_test(mp.p2p.probe.${n} probe ${n})                     # (c)
+  loom_p2p_test(mp.p2p.requests.${n} requests ${n})               # (d)
+  loom_p2p_test(mp.p2p.bsend.${n} bsend ${n})                     # (e)
+  loom_p2p_test(mp.p2p.count.${n} count ${n})                     # (f)
+  loom_p2p_test(mp.p2p.errors.${n} errors ${n})                   # (g)
+endforeach()
+
+# (g) the default handler is fatal: the job ends, naming the error class.
+foreach(n 1 3)
+  math(EXPR last "${n} - 1")
+  loom_mp_test(mp.p2p.errors_fatal.${n} TIMEOUT 60 COMMAND --exit-nonzero
+               --stderr-re "rank ${last}: MPI_Send: MPI_ERR_RANK"
+               -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_p2p_errors> fatal)
+endforeach()
+
+# (h) randomized traffic, ~4 s each, fixed seeds so a failure reproduces.
+loom_p2p_test(mp.p2p.stress.2 stress 2 TIMEOUT 60 ARGS 12345 4)
+loom_p2p_test(mp.p2p.stress.5 stress 5 TIMEOUT 60 ARGS 777 4)
+loom_p2p_test(mp.p2p.stress.8 stress 8 TIMEOUT 60 ARGS 4242 4)
+
+# (i) every protocol forced: the exchange at 3 ranks (a pair plus a rank
+# talking to itself) under each transport setting.
+set(LOOM_P2P_PROTOCOLS
+  "rndv_get:LOOM_SHM_RNDV=get"
+  "rndv_pipeline:LOOM_SHM_RNDV=pipeline"
+  "all_rndv:LOOM_SHM_EAGER_MAX=0"
+  "all_eager:LOOM_SHM_EAGER_MAX=32m,LOOM_SHM_RING_BYTES=128m"
+  "no_cma:LOOM_SHM_CMA=0"
+  "tiny_ring:LOOM_SHM_RING_BYTES=4k")
+# (A ring's largest record is about a quarter of it, so "everything eager"
+# needs a 128 MB ring for the 16 MB message.)
+foreach(p ${LOOM_P2P_PROTOCOLS})
+  string(FIND "${p}" ":" colon)
+  string(SUBSTRING "${p}" 0 ${colon} pname)
+  math(EXPR from "${colon} + 1")
+  string(SUBSTRING "${p}" ${from} -1 penv)
+  string(REPLACE "," ";" penv "${penv}")
+  loom_p2p_test(mp.p2p.exchange_${pname}.3 exchange 3 TIMEOUT 120 ENV ${penv})
+  loom_p2p_test(mp.p2p.exchange_vector_${pname}.2 exchange 2 TIMEOUT 120 ENV ${penv}
+                ARGS --vector --max 1048579)
+  loom_p2p_test(mp.p2p.order_${pname}.4 order 4 TIMEOUT 90 ENV ${penv})
+endforeach()
