@@ -21,19 +21,28 @@ constexpr size_t kLine = 64;
 constexpr int kMaxLocal = 1024;
 
 // A record in a ring: this prefix, then the payload, padded to 64 bytes.
-// `bytes == 0` never occurs; a padding record (skip to the ring's start)
-// has payloadBytes == kPad.
+// The producer writes `seq` last (release): it equals the record's position
+// in the ring's byte stream (mod 2^32), so the consumer polls the record's
+// own cache line instead of a separate tail, and a small message costs one
+// cache-line transfer. Stale bytes from the previous lap carry a sequence
+// number one ring-length behind and are never mistaken for a new record. A
+// padding record (payloadBytes == kPad) says "continue at the ring's start".
 struct RecordPrefix {
-  uint32_t bytes;         // whole record, multiple of 64
+  std::atomic<uint32_t> seq;
   uint32_t payloadBytes;
   MsgHeader hdr;
 };
 static_assert(sizeof(RecordPrefix) == 40);
 constexpr uint32_t kPad = 0xffffffffu;
 
+size_t recordBytes(size_t payloadBytes) {
+  return (sizeof(RecordPrefix) + payloadBytes + kLine - 1) & ~(kLine - 1);
+}
+
+// The consumer's progress, read by the producer only when the ring looks
+// full; on its own cache line.
 struct alignas(kLine) RingControl {
-  alignas(kLine) std::atomic<uint64_t> tail;  // written by the producer only
-  alignas(kLine) std::atomic<uint64_t> head;  // written by the consumer only
+  alignas(kLine) std::atomic<uint64_t> head;
 };
 
 struct SegmentHeader {
@@ -58,10 +67,9 @@ struct State {
   bool cma = false;
   std::vector<int> localOf;    // job rank -> local index or -1
   // Producer side, per destination local index.
-  std::vector<uint64_t> sendTail;     // our copy of tail
+  std::vector<uint64_t> sendTail;     // where our next record goes
   std::vector<uint64_t> cachedHead;   // last head we read
   std::vector<uint64_t> reservedAt;   // position of the reserved record
-  std::vector<uint32_t> reservedBytes;
   // Consumer side, per source local index.
   std::vector<uint64_t> recvHead;
 } gS;
@@ -81,8 +89,6 @@ char* ringData(int from, int to) {
 
 size_t headerBytes() { return (sizeof(SegmentHeader) + kLine - 1) / kLine * kLine; }
 
-size_t roundUp(size_t v) { return (v + kLine - 1) & ~(kLine - 1); }
-
 // ---- transport table ----
 
 size_t maxPayload() { return gS.header->ringBytes / 4 - sizeof(RecordPrefix); }
@@ -90,7 +96,7 @@ size_t maxPayload() { return gS.header->ringBytes / 4 - sizeof(RecordPrefix); }
 void* reserve(int peer, size_t payloadBytes) {
   int to = gS.localOf[peer];
   const uint64_t R = gS.header->ringBytes;
-  const size_t need = roundUp(sizeof(RecordPrefix) + payloadBytes);
+  const size_t need = recordBytes(payloadBytes);
   uint64_t pos = gS.sendTail[to];
   size_t off = pos & (R - 1);
   size_t pad = (R - off < need) ? R - off : 0;
@@ -101,13 +107,12 @@ void* reserve(int peer, size_t payloadBytes) {
   char* data = ringData(gS.me, to);
   if (pad) {
     auto* p = reinterpret_cast<RecordPrefix*>(data + off);
-    p->bytes = static_cast<uint32_t>(pad);
     p->payloadBytes = kPad;
+    p->seq.store(static_cast<uint32_t>(pos), std::memory_order_release);
     pos += pad;
     off = 0;
   }
   gS.reservedAt[to] = pos;
-  gS.reservedBytes[to] = static_cast<uint32_t>(need);
   return data + off + sizeof(RecordPrefix);
 }
 
@@ -116,12 +121,11 @@ void commit(int peer, const MsgHeader& hdr, size_t payloadBytes) {
   const uint64_t R = gS.header->ringBytes;
   uint64_t pos = gS.reservedAt[to];
   auto* p = reinterpret_cast<RecordPrefix*>(ringData(gS.me, to) + (pos & (R - 1)));
-  p->bytes = gS.reservedBytes[to];
   p->payloadBytes = static_cast<uint32_t>(payloadBytes);
   p->hdr = hdr;
-  gS.sendTail[to] = pos + p->bytes;
-  // Release: the record (and any padding record) is visible before the tail.
-  ringControl(gS.me, to)->tail.store(gS.sendTail[to], std::memory_order_release);
+  // Release: payload and header are visible before the sequence number.
+  p->seq.store(static_cast<uint32_t>(pos), std::memory_order_release);
+  gS.sendTail[to] = pos + recordBytes(payloadBytes);
 }
 
 bool readRemote(int pid, uint64_t remoteAddr, void* local, size_t bytes) {
@@ -147,24 +151,25 @@ int poll(DeliverFn deliver) {
   const uint64_t R = gS.header->ringBytes;
   for (int from = 0; from < gS.n; ++from) {
     if (from == gS.me) continue;
-    RingControl* rc = ringControl(from, gS.me);
-    uint64_t head = gS.recvHead[from];
-    uint64_t tail = rc->tail.load(std::memory_order_acquire);
-    if (head == tail) continue;
     char* data = ringData(from, gS.me);
-    int srcJob = gS.cfg.localPeers[from];
-    while (head != tail) {
-      auto* p = reinterpret_cast<const RecordPrefix*>(data + (head & (R - 1)));
-      uint32_t bytes = p->bytes;
-      if (p->payloadBytes != kPad) {
+    uint64_t head = gS.recvHead[from];
+    auto* p = reinterpret_cast<RecordPrefix*>(data + (head & (R - 1)));
+    if (p->seq.load(std::memory_order_acquire) != static_cast<uint32_t>(head)) continue;
+    RingControl* rc = ringControl(from, gS.me);
+    const int srcJob = gS.cfg.localPeers[from];
+    do {
+      if (p->payloadBytes == kPad) {
+        head += R - (head & (R - 1));
+      } else {
         deliver(srcJob, p->hdr, p + 1, p->payloadBytes);
         ++events;
+        head += recordBytes(p->payloadBytes);
       }
-      head += bytes;
       // Free the space at once: a sender streaming a large message can go on
       // while we handle the rest.
       rc->head.store(head, std::memory_order_release);
-    }
+      p = reinterpret_cast<RecordPrefix*>(data + (head & (R - 1)));
+    } while (p->seq.load(std::memory_order_acquire) == static_cast<uint32_t>(head));
     gS.recvHead[from] = head;
   }
   return events;
@@ -231,7 +236,11 @@ Status setup(const Config& cfg) {
     gS.header->localSize = static_cast<uint32_t>(gS.n);
     gS.header->ringBytes = ring;
     gS.header->attached.store(0);
-    // Rings are zero (fresh pages): head == tail == 0.
+    // Stream positions start at one ring length, not 0: the fresh (zero)
+    // pages then hold no valid sequence number (positions R..2R-1 are never
+    // 0 mod 2^32), so nothing needs clearing.
+    for (int from = 0; from < gS.n; ++from)
+      for (int to = 0; to < gS.n; ++to) ringControl(from, to)->head.store(ring);
     std::atomic_thread_fence(std::memory_order_release);
     gS.header->magic = kMagic;
   }
@@ -266,11 +275,11 @@ Status connect() {
 
   gS.localOf.assign(gS.cfg.localPeers.back() + 1, -1);
   for (int i = 0; i < gS.n; ++i) gS.localOf[gS.cfg.localPeers[i]] = i;
-  gS.sendTail.assign(gS.n, 0);
-  gS.cachedHead.assign(gS.n, 0);
-  gS.reservedAt.assign(gS.n, 0);
-  gS.reservedBytes.assign(gS.n, 0);
-  gS.recvHead.assign(gS.n, 0);
+  const uint64_t start = gS.header->ringBytes;  // see setup()
+  gS.sendTail.assign(gS.n, start);
+  gS.cachedHead.assign(gS.n, start);
+  gS.reservedAt.assign(gS.n, start);
+  gS.recvHead.assign(gS.n, start);
 
   bool works = probeCma();
   if (gS.cfg.cmaMode == 1 && !works)

@@ -3,9 +3,11 @@
 //
 // Segment: a header (pids, CMA probe addresses, attach count) then one ring
 // per ordered pair (sender, receiver) of local ranks. A ring is a byte
-// circle of 64-byte-aligned records; the producer owns `tail`, the consumer
-// owns `head`, each on its own cache line, so a message costs the receiver
-// one cache-line miss on `tail` plus the lines of the record itself.
+// circle of 64-byte-aligned records. The consumer polls the next record's
+// sequence number (in the record's first cache line, written last by the
+// producer), so a small message costs one cache-line transfer; the consumer
+// publishes its `head` on a line of its own, read by the producer only when
+// the ring looks full.
 //
 // Lifetime: local rank 0 creates the segment (mode 0600, named after the
 // job) before the bootstrap fence; the others map it after the fence; the
