@@ -850,6 +850,12 @@ int  MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
 /* ---- end communicators, groups and attributes ---- */
 
+/* Collectives */
+int  MPI_Barrier(MPI_Comm comm);
+int PMPI_Barrier(MPI_Comm comm);
+int  MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
+
 /* ======================== end of function prototypes ==================== */
 
 #ifdef __cplusplus

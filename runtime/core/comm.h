@@ -66,6 +66,16 @@ class Comm {
   Errhandler* errhandler() const { return errhandler_; }
   void setErrhandler(Errhandler* eh) { errhandler_ = eh; }
 
+  // The tag of this communicator's next collective (on the collective
+  // channel). Every member calls collectives in the same order, so the n-th
+  // collective gets the same tag everywhere; the tags of several collectives
+  // in flight differ, so their messages never meet.
+  int nextCollectiveTag() {
+    int t = static_cast<int>(collSeq_++ % kCollTagSpan);
+    return t;
+  }
+  static constexpr uint32_t kCollTagSpan = 0x400000;  // below the internal helpers' tags
+
   // Attributes in the order they were first set (deleted in reverse).
   std::vector<Attribute>& attributes() { return attrs_; }
 
@@ -86,6 +96,7 @@ class Comm {
   Group* group_;
   int rank_;
   int refs_ = 1;
+  uint32_t collSeq_ = 0;
   bool ownsContextId_ = false;
   std::string name_;
   Errhandler* errhandler_ = &gErrorsAreFatal;

@@ -1,0 +1,84 @@
+// Schedule: a collective algorithm written down as rounds of steps, and the
+// one engine that runs every schedule.
+//
+// An algorithm adds steps (send, recv, local reduce, local copy) and closes
+// rounds; a round starts when the previous one has completed. At the start
+// of a round its local steps run first (so "receive in round k, reduce in
+// round k+1" works), then its sends and receives are posted. Blocking
+// collectives wait on the schedule's request; MPI_I* return it. Schedules
+// progress inside progress::poll(), so several can be in flight on one or
+// several communicators while the application computes between MPI_Test
+// calls.
+//
+// Messages travel on the communicator's collective channel with the tag the
+// communicator hands to each collective call (Comm::nextCollectiveTag), so
+// they never match user messages or another collective's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/request.h"
+#include "core/status.h"
+
+namespace loom::coll {
+
+class Schedule {
+ public:
+  // A local step: reduce or copy, given as a function run at round start.
+  using LocalFn = std::function<void()>;
+
+  Schedule(Comm* comm, int tag) : comm_(comm), tag_(tag) { rounds_.emplace_back(); }
+
+  Comm* comm() const { return comm_; }
+
+  void send(const void* buf, int64_t count, Datatype* type, int peer);
+  void recv(void* buf, int64_t count, Datatype* type, int peer);
+  void local(LocalFn fn);
+  // Ends the current round.
+  void endRound();
+
+  // A temporary buffer that lives as long as the schedule.
+  void* scratch(size_t bytes);
+
+  // Starts the schedule; `*out` completes when the last round has. The
+  // schedule owns itself from here on (freed at completion).
+  static Status start(std::unique_ptr<Schedule> s, Request** out);
+
+  size_t roundCount() const { return rounds_.size(); }
+
+ private:
+  struct Step {
+    enum class Kind : uint8_t { kSend, kRecv, kLocal } kind;
+    void* buf;
+    int64_t count;
+    Datatype* type;
+    int peer;
+    LocalFn fn;
+  };
+  struct Round {
+    std::vector<Step> steps;
+  };
+
+  // Starts round `current_`; returns false on error (recorded in status_).
+  bool startRound();
+  // Moves forward as far as possible; true when the schedule is done.
+  bool advance();
+  static int pollAll(void*);
+
+  Comm* comm_;
+  int tag_;
+  std::vector<Round> rounds_;
+  size_t current_ = 0;
+  bool started_ = false;
+  std::vector<Request*> pending_;  // this round's sends and receives
+  std::vector<std::unique_ptr<std::byte[]>> scratch_;
+  Request* request_ = nullptr;
+  Status status_;
+};
+
+}  // namespace loom::coll
