@@ -3,9 +3,16 @@
 #pragma once
 
 #include "coll/schedule.h"
+#include "coll/selector.h"
 
 namespace loom::coll {
 
-Status barrierDissemination(Schedule& s);
+// ---- begin barrier ----
+Status barrierDissemination(Schedule& s, const CollArgs& a);
+// ---- end barrier ----
+// ---- begin data movement ----
+// ---- end data movement ----
+// ---- begin reductions ----
+// ---- end reductions ----
 
 }  // namespace loom::coll

@@ -49,9 +49,11 @@ class Schedule {
   // schedule owns itself from here on (freed at completion).
   static Status start(std::unique_ptr<Schedule> s, Request** out);
 
-  size_t roundCount() const { return rounds_.size(); }
+  size_t roundCount() const {
+    return rounds_.size() - (rounds_.size() > 1 && rounds_.back().steps.empty() ? 1 : 0);
+  }
 
- private:
+  // Read access for the single-process simulator of the unit tests.
   struct Step {
     enum class Kind : uint8_t { kSend, kRecv, kLocal } kind;
     void* buf;
@@ -63,7 +65,10 @@ class Schedule {
   struct Round {
     std::vector<Step> steps;
   };
+  const std::vector<Round>& rounds() const { return rounds_; }
+  int tag() const { return tag_; }
 
+ private:
   // Starts round `current_`; returns false on error (recorded in status_).
   bool startRound();
   // Moves forward as far as possible; true when the schedule is done.

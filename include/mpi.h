@@ -855,6 +855,10 @@ int  MPI_Barrier(MPI_Comm comm);
 int PMPI_Barrier(MPI_Comm comm);
 int  MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
+/* ---- begin collectives: data movement ---- */
+/* ---- end collectives: data movement ---- */
+/* ---- begin collectives: reductions and operations ---- */
+/* ---- end collectives: reductions and operations ---- */
 
 /* ======================== end of function prototypes ==================== */
 

@@ -12,7 +12,7 @@
 
 namespace loom::coll {
 
-Status barrierDissemination(Schedule& s) {
+Status barrierDissemination(Schedule& s, const CollArgs&) {
   Comm* comm = s.comm();
   const int p = comm->size(), r = comm->rank();
   Datatype* byte = predefinedDatatype(reinterpret_cast<uintptr_t>(MPI_BYTE));

@@ -24,19 +24,36 @@ int waitCollective(Request* r, Comm* comm, const char* fn) {
   return MPI_SUCCESS;
 }
 
+// Starts a collective; with `request` NULL waits for it (blocking form),
+// else hands its request to the caller.
+int runCollective(const loom::coll::CollArgs& args, MPI_Request* request, const char* fn) {
+  Request* r = nullptr;
+  Status st = loom::coll::run(args, &r);
+  if (!st.isOk()) {
+    if (r) Request::release(r);
+    return raise(args.comm, st, fn);
+  }
+  if (request) {
+    *request = loom::api::toHandle(r);
+    return MPI_SUCCESS;
+  }
+  return waitCollective(r, args.comm, fn);
+}
+
+loom::coll::CollArgs barrierArgs(Comm* c) {
+  loom::coll::CollArgs a;
+  a.coll = loom::coll::Collective::kBarrier;
+  a.comm = c;
+  return a;
+}
+
 }  // namespace
 
 extern "C" int PMPI_Barrier(MPI_Comm comm) {
   if (!requireRunning("MPI_Barrier")) return MPI_ERR_OTHER;
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), "MPI_Barrier");
-  Request* r = nullptr;
-  Status st = loom::coll::ibarrier(c, &r);
-  if (!st.isOk()) {
-    if (r) Request::release(r);
-    return raise(c, st, "MPI_Barrier");
-  }
-  return waitCollective(r, c, "MPI_Barrier");
+  return runCollective(barrierArgs(c), nullptr, "MPI_Barrier");
 }
 LOOM_WEAK_ALIAS(MPI_Barrier)
 
@@ -45,13 +62,6 @@ extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), "MPI_Ibarrier");
   if (!request) return raise(c, errorf(MPI_ERR_ARG, "request is NULL"), "MPI_Ibarrier");
-  Request* r = nullptr;
-  Status st = loom::coll::ibarrier(c, &r);
-  if (!st.isOk()) {
-    if (r) Request::release(r);
-    return raise(c, st, "MPI_Ibarrier");
-  }
-  *request = loom::api::toHandle(r);
-  return MPI_SUCCESS;
+  return runCollective(barrierArgs(c), request, "MPI_Ibarrier");
 }
 LOOM_WEAK_ALIAS(MPI_Ibarrier)

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "coll/selector.h"
 #include "core/memkind.h"
 #include "core/params.h"
 #include "core/topology.h"
@@ -13,9 +14,10 @@ namespace {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "Usage: loom-info [--all | --version | --features | --topology | --params]\n"
+               "Usage: loom-info [--all | --version | --features | --topology | --params | --coll]\n"
                "Prints Loom's version, build features, the topology hwloc reports and the\n"
-               "LOOM_* parameters (default and value in effect). Default: --all.\n");
+               "LOOM_* parameters (default and value in effect), and (--coll) the collective\n"
+               "algorithms with the selector's rules. Default: --all.\n");
 }
 
 void printVersion() { std::printf("Loom %s (MPI 5.0 standard ABI)\n", LOOM_VERSION); }
@@ -61,7 +63,7 @@ void printParams() {
 
 int main(int argc, char** argv) {
   bool all = argc == 1;
-  bool features = false, topology = false, params = false, version = false;
+  bool features = false, topology = false, params = false, version = false, coll = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--all") all = true;
@@ -69,6 +71,7 @@ int main(int argc, char** argv) {
     else if (a == "--features") features = true;
     else if (a == "--topology") topology = true;
     else if (a == "--params") params = true;
+    else if (a == "--coll") coll = true;
     else if (a == "--help" || a == "-h") {
       usage(stdout);
       return 0;
@@ -82,5 +85,6 @@ int main(int argc, char** argv) {
   if (all || features) printFeatures();
   if (all || topology) printTopology();
   if (all || params) printParams();
+  if (all || coll) std::printf("%s", loom::coll::describeAll().c_str());
   return 0;
 }

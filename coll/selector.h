@@ -1,0 +1,89 @@
+// Selection: which algorithm runs a collective call.
+//
+// Every algorithm is an entry {collective, name, description, supports,
+// build} in one registry (registry.cc). The rules (selector.cc) are one data
+// table read top to bottom, first match wins: {collective, up to how many
+// bytes, rank-count range, power of two only, algorithm}. An algorithm whose
+// supports() declines the call is skipped and the next rule applies.
+// LOOM_COLL_<COLLECTIVE>=<algorithm> overrides the rules (an unknown name is
+// an error that lists the choices); LOOM_DEBUG=coll logs every decision on
+// rank 0 of the communicator.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "coll/schedule.h"
+
+namespace loom::coll {
+
+class Op;  // reduction operation (coll/op.h)
+
+enum class Collective : uint8_t {
+  kBarrier, kBcast, kReduce, kAllreduce, kGather, kGatherv, kScatter, kScatterv,
+  kAllgather, kAllgatherv, kReduceScatter, kReduceScatterBlock, kAlltoall, kAlltoallv,
+  kAlltoallw, kScan, kExscan, kCount
+};
+const char* collectiveName(Collective c);  // "allreduce"
+
+// One collective call as algorithms see it. Which fields matter depends on
+// the collective (as in the MPI signature); buffers are never MPI_IN_PLACE
+// here: `inPlace` says the caller passed it (sendbuf then aliases recvbuf's
+// own block, as the standard defines per collective).
+struct CollArgs {
+  Collective coll = Collective::kBarrier;
+  Comm* comm = nullptr;
+  const void* sendbuf = nullptr;
+  void* recvbuf = nullptr;
+  bool inPlace = false;
+  int64_t count = 0;            // send count (or the count of reductions, bcast)
+  Datatype* type = nullptr;     // send type (or the type of reductions, bcast)
+  int64_t recvCount = 0;
+  Datatype* recvType = nullptr;
+  const int* sendCounts = nullptr;  // v and w variants
+  const int* sendDispls = nullptr;
+  const int* recvCounts = nullptr;
+  const int* recvDispls = nullptr;
+  Datatype* const* sendTypes = nullptr;  // alltoallw
+  Datatype* const* recvTypes = nullptr;
+  Op* op = nullptr;
+  int root = 0;
+  size_t bytes = 0;  // the size the rules key on (documented per collective in selector.cc)
+};
+
+struct Algorithm {
+  Collective coll;
+  const char* name;  // "ring"
+  const char* desc;  // one line: what it does, when it is good
+  // nullptr: runs every case.
+  bool (*supports)(const CollArgs&);
+  Status (*build)(Schedule&, const CollArgs&);
+};
+
+// Every algorithm, grouped by collective.
+std::span<const Algorithm> algorithms();
+
+struct Rule {
+  Collective coll;
+  size_t maxBytes;     // rule applies when bytes <= maxBytes (SIZE_MAX: any)
+  int minRanks;        // and minRanks <= communicator size <= maxRanks
+  int maxRanks;
+  bool pow2Only;       // and, if set, the size is a power of two
+  const char* algorithm;
+};
+std::span<const Rule> rules();
+
+// The algorithm for this call: the override if set, else the first rule
+// that matches and whose algorithm supports the call. An error when the
+// override names no algorithm of that collective.
+Status select(const CollArgs& args, const Algorithm** out);
+
+// Builds the selected algorithm's schedule and starts it.
+Status run(const CollArgs& args, Request** out);
+
+// For loom-info --coll: every algorithm and rule, one per line.
+std::string describeAll();
+
+}  // namespace loom::coll
