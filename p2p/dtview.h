@@ -18,11 +18,30 @@ inline void* contiguousBase(const Datatype* t, const void* buf) {
   return const_cast<char*>(static_cast<const char*>(buf)) + t->trueLb();
 }
 
+// Small copies inline (a libc call costs as much as the copy itself).
+inline void copyBytes(void* dst, const void* src, size_t n) {
+  if (n <= 16) {
+    auto* d = static_cast<unsigned char*>(dst);
+    auto* s = static_cast<const unsigned char*>(src);
+    if (n >= 8) {
+      uint64_t a, b;
+      std::memcpy(&a, s, 8);
+      std::memcpy(&b, s + n - 8, 8);
+      std::memcpy(d, &a, 8);
+      std::memcpy(d + n - 8, &b, 8);
+    } else {
+      for (size_t i = 0; i < n; ++i) d[i] = s[i];
+    }
+    return;
+  }
+  std::memcpy(dst, src, n);
+}
+
 inline void packTo(const Datatype* t, const void* buf, int64_t count, size_t offset, void* out,
                    size_t bytes) {
   if (bytes == 0) return;
   if (t->isContiguous()) {
-    std::memcpy(out, static_cast<const char*>(buf) + t->trueLb() + offset, bytes);
+    copyBytes(out, static_cast<const char*>(buf) + t->trueLb() + offset, bytes);
     return;
   }
   t->pack(buf, count, offset, out, bytes);
@@ -32,7 +51,7 @@ inline void unpackFrom(const Datatype* t, const void* in, size_t bytes, void* bu
                        size_t offset) {
   if (bytes == 0) return;
   if (t->isContiguous()) {
-    std::memcpy(static_cast<char*>(buf) + t->trueLb() + offset, in, bytes);
+    copyBytes(static_cast<char*>(buf) + t->trueLb() + offset, in, bytes);
     return;
   }
   t->unpack(buf, count, offset, in, bytes);

@@ -54,8 +54,10 @@ class MatchTable {
     std::deque<Unexpected*> unexpected;  // owned
   };
   Queues& queues(uint32_t ctx) {
+    if (ctx < table_.size() && table_[ctx]) [[likely]]
+      return *table_[ctx];
     if (ctx >= table_.size()) table_.resize(ctx + 1);
-    if (!table_[ctx]) table_[ctx] = std::make_unique<Queues>();
+    table_[ctx] = std::make_unique<Queues>();
     return *table_[ctx];
   }
   // Indexed by context: context ids are small integers.

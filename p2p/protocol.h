@@ -21,7 +21,7 @@ enum class RndvMode { kAuto, kGet, kPipeline };
 struct ProtocolLimits {
   size_t inlineMax = 24;       // LOOM_SHM_INLINE_MAX
   size_t eagerMax = 16384;     // LOOM_SHM_EAGER_MAX
-  size_t cmaMin = 1 << 20;     // LOOM_SHM_CMA_MIN (with kAuto)
+  size_t cmaMin = 64 << 20;    // LOOM_SHM_CMA_MIN (with kAuto)
   size_t maxPayload = 65536;   // largest record the transport carries
   RndvMode rndv = RndvMode::kAuto;  // LOOM_SHM_RNDV
   bool cma = true;             // CMA works between these processes

@@ -27,7 +27,7 @@ struct Config {
   std::string nspace;          // names the segment
   std::vector<int> localPeers; // job ranks on this node, ascending
   int myJobRank = 0;
-  size_t ringBytes = 256 << 10;
+  size_t ringBytes = 1 << 20;
   int cmaMode = -1;            // -1 probe, 0 off, 1 on (fails if it does not work)
 };
 

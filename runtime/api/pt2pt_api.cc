@@ -95,17 +95,11 @@ int receiveError(const Request* r, Comm* comm, const char* fn) {
   return raise(comm, errorf(r->statusError, "the receive failed"), fn);
 }
 
-// Keeps `type` alive while the nonblocking operation `r` is pending.
-void holdType(Request* r, Datatype* type) {
-  if (r->complete) return;  // done already: nothing to keep alive
-  type->retain();
-  r->onComplete = loom::api::releaseTypeOnComplete;
-}
-
-// Starts a send (any mode) that nobody but the engine waits for if `hold`.
-// *out is a request even for MPI_PROC_NULL and buffered sends.
+// Starts a send (any mode). *out is a request even for MPI_PROC_NULL and
+// buffered sends. While it is in flight the engine holds references on the
+// communicator and the datatype (the user may free both meanwhile).
 int startSend(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm,
-              SendMode mode, bool hold, Request** out, const char* fn) {
+              SendMode mode, Request** out, const char* fn) {
   *out = nullptr;
   if (dest == MPI_PROC_NULL) {
     *out = loom::api::completedRequest(ReqKind::kSend, comm, MPI_PROC_NULL);
@@ -123,12 +117,11 @@ int startSend(const void* buf, int64_t count, Datatype* type, int dest, int tag,
     if (r) Request::release(r);
     return raise(comm, st, fn);
   }
-  if (hold) holdType(r, type);
   *out = r;
   return MPI_SUCCESS;
 }
 
-int startRecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm, bool hold,
+int startRecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
               Request** out, const char* fn) {
   *out = nullptr;
   if (source == MPI_PROC_NULL) {
@@ -141,7 +134,6 @@ int startRecv(void* buf, int64_t count, Datatype* type, int source, int tag, Com
     if (r) Request::release(r);
     return raise(comm, st, fn);
   }
-  if (hold) holdType(r, type);
   *out = r;
   return MPI_SUCCESS;
 }
@@ -164,7 +156,7 @@ int blockingSend(const void* buf, int count, MPI_Datatype datatype, int dest, in
   Checked c;
   if (int rc = checkSend(buf, count, datatype, dest, tag, comm, fn, &c)) return rc;
   Request* r;
-  if (int rc = startSend(buf, count, c.type, dest, tag, c.comm, mode, false, &r, fn)) return rc;
+  if (int rc = startSend(buf, count, c.type, dest, tag, c.comm, mode, &r, fn)) return rc;
   return finishBlocking(r, c.comm, MPI_STATUS_IGNORE, fn);
 }
 
@@ -175,7 +167,7 @@ int nonblockingSend(const void* buf, int count, MPI_Datatype datatype, int dest,
   Checked c;
   if (int rc = checkSend(buf, count, datatype, dest, tag, comm, fn, &c)) return rc;
   Request* r;
-  if (int rc = startSend(buf, count, c.type, dest, tag, c.comm, mode, true, &r, fn)) return rc;
+  if (int rc = startSend(buf, count, c.type, dest, tag, c.comm, mode, &r, fn)) return rc;
   *request = loom::api::toHandle(r);
   return MPI_SUCCESS;
 }
@@ -276,7 +268,7 @@ extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source
   Checked c;
   if (int rc = checkRecv(buf, count, datatype, source, tag, comm, "MPI_Recv", &c)) return rc;
   Request* r;
-  if (int rc = startRecv(buf, count, c.type, source, tag, c.comm, false, &r, "MPI_Recv")) return rc;
+  if (int rc = startRecv(buf, count, c.type, source, tag, c.comm, &r, "MPI_Recv")) return rc;
   return finishBlocking(r, c.comm, status, "MPI_Recv");
 }
 LOOM_WEAK_ALIAS(MPI_Recv)
@@ -318,7 +310,7 @@ extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int sourc
   Checked c;
   if (int rc = checkRecv(buf, count, datatype, source, tag, comm, "MPI_Irecv", &c)) return rc;
   Request* r;
-  if (int rc = startRecv(buf, count, c.type, source, tag, c.comm, true, &r, "MPI_Irecv")) return rc;
+  if (int rc = startRecv(buf, count, c.type, source, tag, c.comm, &r, "MPI_Irecv")) return rc;
   *request = loom::api::toHandle(r);
   return MPI_SUCCESS;
 }
@@ -335,11 +327,10 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
   if (int rc = checkSend(sendbuf, sendcount, sendtype, dest, sendtag, comm, fn, &s)) return rc;
   if (int rc = checkRecv(recvbuf, recvcount, recvtype, source, recvtag, comm, fn, &r)) return rc;
   Request* rreq;
-  if (int rc = startRecv(recvbuf, recvcount, r.type, source, recvtag, r.comm, false, &rreq, fn))
-    return rc;
+  if (int rc = startRecv(recvbuf, recvcount, r.type, source, recvtag, r.comm, &rreq, fn)) return rc;
   Request* sreq;
   if (int rc = startSend(sendbuf, sendcount, s.type, dest, sendtag, s.comm, SendMode::kStandard,
-                         false, &sreq, fn)) {
+                         &sreq, fn)) {
     // Withdraw the posted receive; one that matched already is finished.
     if (!rreq->complete && !loom::p2p::cancelRecv(rreq))
       loom::progress::waitUntil([&] { return rreq->complete; });
@@ -369,10 +360,10 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype
   Datatype* byteType = loom::predefinedDatatype(reinterpret_cast<uintptr_t>(MPI_BYTE));
   Request* sreq;
   if (int rc = startSend(tmp.get(), static_cast<int64_t>(bytes), byteType, dest, sendtag, s.comm,
-                         SendMode::kStandard, false, &sreq, fn))
+                         SendMode::kStandard, &sreq, fn))
     return rc;
   Request* rreq;
-  if (int rc = startRecv(buf, count, r.type, source, recvtag, r.comm, false, &rreq, fn)) {
+  if (int rc = startRecv(buf, count, r.type, source, recvtag, r.comm, &rreq, fn)) {
     loom::progress::waitUntil([&] { return sreq->complete; });
     Request::release(sreq);
     return rc;

@@ -7,14 +7,10 @@
 
 namespace loom::api {
 
-Runtime& rt() {
-  static Runtime r;
-  return r;
-}
+Runtime gRuntime;
 
-bool requireRunning(const char* function) {
+bool reportNotRunning(const char* function) {
   Phase p = rt().phase;
-  if (p == Phase::kRunning) return true;
   log::error("%s called %s; returning MPI_ERR_OTHER", function,
              p == Phase::kBefore ? "before MPI_Init" : "after MPI_Finalize");
   return false;

@@ -39,12 +39,19 @@ struct Runtime {
   std::unique_ptr<Comm> self;
 };
 
-Runtime& rt();
+// The one instance (a plain global: rt() is on the path of every call).
+extern Runtime gRuntime;
+inline Runtime& rt() { return gRuntime; }
 
 // True while MPI_Init has run and MPI_Finalize has not. Otherwise prints
 // "loom: MPI_Foo called before MPI_Init" (or after MPI_Finalize) and
 // returns false; the caller then returns MPI_ERR_OTHER.
-bool requireRunning(const char* function);
+bool reportNotRunning(const char* function);
+inline bool requireRunning(const char* function) {
+  if (gRuntime.phase == Phase::kRunning) [[likely]]
+    return true;
+  return reportNotRunning(function);
+}
 
 // Handle translation; nullptr for null, invalid or freed handles.
 Comm* toComm(MPI_Comm handle);

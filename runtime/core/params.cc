@@ -24,7 +24,7 @@ constexpr Param kParams[] = {
      "Overrides the node name this rank reports (fake hosts in tests); default: PMIx's "
      "hostname, else gethostname()"},
     // Point-to-point over shared memory
-    {"LOOM_SHM_RING_BYTES", "256k",
+    {"LOOM_SHM_RING_BYTES", "1m",
      "Bytes of each sender->receiver ring in the node's shared segment (power of two)"},
     {"LOOM_SHM_INLINE_MAX", "24",
      "Largest payload sent inline in the message header's cache line"},
@@ -34,7 +34,7 @@ constexpr Param kParams[] = {
     {"LOOM_SHM_RNDV", "auto",
      "Rendezvous protocol for large messages: auto (by size), get (single copy with CMA "
      "process_vm_readv), pipeline (chunks copied through the ring)"},
-    {"LOOM_SHM_CMA_MIN", "1m",
+    {"LOOM_SHM_CMA_MIN", "64m",
      "With LOOM_SHM_RNDV=auto: smallest message moved by CMA single copy instead of the "
      "copy pipeline"},
     {"LOOM_SHM_CMA", "auto",

@@ -3,26 +3,21 @@
 #include "core/comm.h"
 #include "core/datatype.h"
 
-#include <new>
-#include <vector>
 
 namespace loom {
 namespace {
 // Requests are never returned to the system while the process runs: a stale
 // user handle then points at recycled memory whose magic tells the truth.
-std::vector<Request*>& freeList() {
-  static std::vector<Request*> list;
-  return list;
-}
+// The free list is intrusive (through nextPending): allocation is a pointer
+// pop on the path of every MPI_Send and MPI_Recv.
+Request* gFree = nullptr;
 }  // namespace
 
 Request* Request::alloc(ReqKind kind) {
-  auto& fl = freeList();
-  Request* r;
-  if (!fl.empty()) {
-    r = fl.back();
-    fl.pop_back();
-    new (r) Request();
+  Request* r = gFree;
+  if (r) {
+    gFree = r->nextPending;
+    *r = Request();
   } else {
     r = new Request();
   }
@@ -33,7 +28,8 @@ Request* Request::alloc(ReqKind kind) {
 void Request::release(Request* r) {
   r->magic = 0;
   r->kind = ReqKind::kDone;
-  freeList().push_back(r);
+  r->nextPending = gFree;
+  gFree = r;
 }
 
 void Request::finish() {
