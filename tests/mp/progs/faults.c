@@ -4,10 +4,14 @@
  *   errors-abort same through MPI_ERRORS_ABORT
  *   abort CODE   the last rank calls MPI_Abort(MPI_COMM_WORLD, CODE)
  *   no-finalize  the last rank returns 0 from main without MPI_Finalize
+ *   die-in-rndv  rank 0 sends 16 MB to the last rank, which kills itself
+ *                (SIGKILL) instead of receiving: rank 0 is blocked in the
+ *                rendezvous and must not hang
  * The other ranks wait in a long sleep: the launcher must kill them. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,6 +25,18 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int culprit = size - 1;
+  if (!strcmp(argv[1], "die-in-rndv") && size > 1) {
+    if (rank == 0) {
+      static char big[16 << 20];
+      MPI_Send(big, (int)sizeof big, MPI_BYTE, culprit, 1, MPI_COMM_WORLD);
+      fprintf(stderr, "faults: the send to a dead rank completed\n");
+      return 98;
+    }
+    if (rank == culprit) {
+      usleep(100000); /* let rank 0 start the rendezvous */
+      raise(SIGKILL);
+    }
+  }
   if (rank != culprit) {
     sleep(60); /* killed by the teardown long before this ends */
     MPI_Finalize();
