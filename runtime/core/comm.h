@@ -13,6 +13,8 @@
 #pragma once
 
 #include <cstdint>
+
+#include "core/handle_pool.h"
 #include <string>
 #include <vector>
 
@@ -38,7 +40,7 @@ struct Attribute {
   void* value;
 };
 
-class Comm {
+class Comm : public HandlePool<Comm> {
  public:
   static constexpr uint32_t kMagic = 0x4c4f4f4d;  // "LOOM": catches stale handles
 

@@ -23,6 +23,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+
+#include "core/handle_pool.h"
 #include <limits>
 #include <span>
 #include <string>
@@ -50,6 +52,8 @@ enum class BasicKind : uint8_t {
   // value/index pairs for MPI_MINLOC / MPI_MAXLOC
   kFloatInt, kDoubleInt, kLongInt, k2Int, kShortInt, kLongDoubleInt,
   k2Float, k2Double,  // MPI_2REAL, MPI_2DOUBLE_PRECISION
+  kFloat16,   // MPIX_C_FLOAT16: IEEE binary16, stored as 16 bits
+  kBfloat16,  // MPIX_BFLOAT16: the upper 16 bits of a binary32
 };
 
 const char* basicKindName(BasicKind k);
@@ -62,7 +66,7 @@ struct DatatypeRun {
   int64_t stride;
 };
 
-class Datatype {
+class Datatype : public HandlePool<Datatype> {
  public:
   static constexpr uint32_t kMagic = 0x50595444;  // "DTYP": catches stale handles
 

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+
+#include "core/handle_pool.h"
 #include <span>
 #include <utility>
 #include <vector>
@@ -20,7 +22,7 @@
 
 namespace loom {
 
-class Group {
+class Group : public HandlePool<Group> {
  public:
   static constexpr uint32_t kMagic = 0x47525550;  // "GRUP": catches stale handles
 
