@@ -11,8 +11,42 @@ namespace loom::coll {
 Status barrierDissemination(Schedule& s, const CollArgs& a);
 // ---- end barrier ----
 // ---- begin data movement ----
+// Buffers as the API fills CollArgs: bcast moves recvbuf (count, type);
+// gather/scatter/allgather/alltoall send (sendbuf, count, type) and
+// receive (recvbuf, recvCount, recvType), per rank block; the v variants
+// use sendCounts/sendDispls or recvCounts/recvDispls (in extents), the w
+// variant byte displacements and per-rank types. Helpers: coll/move_util.h.
+Status bcastBinomial(Schedule& s, const CollArgs& a);
+Status bcastScatterAllgather(Schedule& s, const CollArgs& a);
+Status bcastLinear(Schedule& s, const CollArgs& a);
+Status gatherBinomial(Schedule& s, const CollArgs& a);
+Status gatherLinear(Schedule& s, const CollArgs& a);  // gather and gatherv
+Status scatterBinomial(Schedule& s, const CollArgs& a);
+Status scatterLinear(Schedule& s, const CollArgs& a);  // scatter and scatterv
+bool allgatherRecursiveDoublingSupports(const CollArgs& a);
+Status allgatherRecursiveDoubling(Schedule& s, const CollArgs& a);
+Status allgatherBruck(Schedule& s, const CollArgs& a);
+Status allgatherRing(Schedule& s, const CollArgs& a);  // allgather and allgatherv
+Status allgathervLinear(Schedule& s, const CollArgs& a);
+Status alltoallBruck(Schedule& s, const CollArgs& a);
+Status alltoallPairwise(Schedule& s, const CollArgs& a);  // alltoall, alltoallv, alltoallw
+Status alltoallLinear(Schedule& s, const CollArgs& a);    // alltoall, alltoallv, alltoallw
 // ---- end data movement ----
 // ---- begin reductions ----
+Status reduceBinomial(Schedule& s, const CollArgs& a);
+Status reduceLinear(Schedule& s, const CollArgs& a);
+Status allreduceRecursiveDoubling(Schedule& s, const CollArgs& a);
+Status allreduceRing(Schedule& s, const CollArgs& a);
+Status allreduceRabenseifner(Schedule& s, const CollArgs& a);
+Status allreduceReduceBcast(Schedule& s, const CollArgs& a);
+// reduce_scatter and reduce_scatter_block share these two.
+Status reduceScatterRing(Schedule& s, const CollArgs& a);
+Status reduceScatterReduceScatterv(Schedule& s, const CollArgs& a);
+// scan and exscan share these two (CollArgs::coll says which).
+Status scanRecursiveDoubling(Schedule& s, const CollArgs& a);
+Status scanLinear(Schedule& s, const CollArgs& a);
+// supports(): the call's op is commutative (coll/op.cc).
+bool reductionCommutative(const CollArgs& a);
 // ---- end reductions ----
 
 }  // namespace loom::coll

@@ -23,8 +23,93 @@ constexpr Rule kRules[] = {
     {Collective::kBarrier, kAny, 1, kAnyRanks, false, "dissemination"},
     // ---- end barrier ----
     // ---- begin data movement ----
+    // Not yet measured on Loom: these start from MPICH's published defaults
+    // and the algorithms' cost formulas (each file's first comment).
+    // bcast: p <= 2: the tree is one message, skip its bookkeeping. Up to
+    // 12 KiB (MPICH's short-message limit) or below 8 ranks the binomial
+    // tree's log2(p) latencies win; above, scatter + ring allgather moves
+    // ~2n bytes instead of log2(p) * n.
+    {Collective::kBcast, kAny, 1, 2, false, "linear"},
+    {Collective::kBcast, 12288, 1, kAnyRanks, false, "binomial"},
+    {Collective::kBcast, kAny, 1, 7, false, "binomial"},
+    {Collective::kBcast, kAny, 1, kAnyRanks, false, "scatter_allgather"},
+    // gather, scatter (bytes: one block): the tree's extra copies through
+    // scratch pay off only while latency dominates (small blocks) and when
+    // it has inner ranks at all (p >= 4). gatherv/scatterv: linear only.
+    {Collective::kGather, 16384, 4, kAnyRanks, false, "binomial"},
+    {Collective::kGather, kAny, 1, kAnyRanks, false, "linear"},
+    {Collective::kScatter, 16384, 4, kAnyRanks, false, "binomial"},
+    {Collective::kScatter, kAny, 1, kAnyRanks, false, "linear"},
+    {Collective::kGatherv, kAny, 1, kAnyRanks, false, "linear"},
+    {Collective::kScatterv, kAny, 1, kAnyRanks, false, "linear"},
+    // allgather (bytes: one block): recursive doubling has the fewest
+    // latencies and no copies on powers of two up to 32 KiB blocks (beyond,
+    // the ring's neighbour-only traffic is kinder to memory and networks);
+    // Bruck's log2 latencies beat the ring for blocks up to 2 KiB despite
+    // its pack/unpack of the whole result; the ring for the rest.
+    {Collective::kAllgather, 32768, 1, kAnyRanks, true, "recursive_doubling"},
+    {Collective::kAllgather, 2048, 1, kAnyRanks, false, "bruck"},
+    {Collective::kAllgather, kAny, 1, kAnyRanks, false, "ring"},
+    // allgatherv (bytes: the largest block, known alike on every rank):
+    // posting all at once costs one latency; fine for small blocks on up
+    // to 8 ranks, the ring otherwise.
+    {Collective::kAllgatherv, 1024, 1, 8, false, "linear"},
+    {Collective::kAllgatherv, kAny, 1, kAnyRanks, false, "ring"},
+    // alltoall (bytes: one block): MPICH's limits: Bruck for blocks up to
+    // 256 B on 8 ranks or more (log2 p latencies for log2(p)/2 times the
+    // data), everything posted at once up to 32 KiB, pairwise beyond (one
+    // peer at a time, no congestion).
+    {Collective::kAlltoall, 256, 8, kAnyRanks, false, "bruck"},
+    {Collective::kAlltoall, 32768, 1, kAnyRanks, false, "linear"},
+    {Collective::kAlltoall, kAny, 1, kAnyRanks, false, "pairwise"},
+    // alltoallv/w (bytes: this rank's largest send or receive block, so
+    // ranks may choose differently; linear and pairwise exchange the same
+    // messages, so they still match).
+    {Collective::kAlltoallv, 32768, 1, kAnyRanks, false, "linear"},
+    {Collective::kAlltoallv, kAny, 1, kAnyRanks, false, "pairwise"},
+    {Collective::kAlltoallw, 32768, 1, kAnyRanks, false, "linear"},
+    {Collective::kAlltoallw, kAny, 1, kAnyRanks, false, "pairwise"},
     // ---- end data movement ----
     // ---- begin reductions ----
+    // Thresholds from the alpha-beta-gamma models in each algorithm's
+    // header, with this VM's shm numbers (alpha ~0.5 us per message,
+    // beta ~0.1 ns/B, gamma ~0.1 ns/B for a double SUM); not yet tuned by
+    // a benchmark sweep. Non-commutative ops skip every algorithm whose
+    // supports() declines them and land on an order-keeping one.
+    // reduce: the binomial tree is latency-optimal and, without a
+    // reduce-scatter + gather variant, also the best we have for large
+    // vectors; the chain keeps rank order for non-commutative ops.
+    {Collective::kReduce, kAny, 1, kAnyRanks, false, "binomial"},
+    {Collective::kReduce, kAny, 1, kAnyRanks, false, "linear"},
+    // allreduce: recursive doubling costs log p*(alpha + n*beta + n*gamma),
+    // the ring and Rabenseifner ~2*n*beta + n*gamma plus 2(p-1) resp.
+    // 2 log p alphas. At p = 8 the curves cross near n = 11*alpha /
+    // (1.25*beta + 2*gamma) ~ 16-30 KB: below 16 KiB recursive doubling.
+    // Above it Rabenseifner when p is a power of two (log p latency);
+    // otherwise its fold-in/out adds 2*n*beta, so the ring up to 8 ranks
+    // (where 2(p-1) alphas are still cheap) and Rabenseifner beyond.
+    {Collective::kAllreduce, 16384, 1, kAnyRanks, false, "recursive_doubling"},
+    {Collective::kAllreduce, kAny, 1, kAnyRanks, true, "rabenseifner"},
+    {Collective::kAllreduce, kAny, 1, 8, false, "ring"},
+    {Collective::kAllreduce, kAny, 9, kAnyRanks, false, "rabenseifner"},
+    // Non-commutative at any size: recursive doubling keeps rank order at
+    // log p cost (reduce_bcast would cost p-1 chain steps), so it is the
+    // catch-all; reduce_bcast is reachable through the override only.
+    {Collective::kAllreduce, kAny, 1, kAnyRanks, false, "recursive_doubling"},
+    // reduce_scatter(_block): the ring is bandwidth-optimal and its p-1
+    // alphas match the p-1 messages any scatter of the blocks needs; the
+    // reduce + scatterv fallback serves non-commutative ops.
+    {Collective::kReduceScatter, kAny, 1, kAnyRanks, false, "ring"},
+    {Collective::kReduceScatter, kAny, 1, kAnyRanks, false, "reduce_scatterv"},
+    {Collective::kReduceScatterBlock, kAny, 1, kAnyRanks, false, "ring"},
+    {Collective::kReduceScatterBlock, kAny, 1, kAnyRanks, false, "reduce_scatterv"},
+    // scan/exscan: recursive doubling needs log p steps where the chain
+    // needs p-1 of the same size; at p <= 2 they coincide and the chain
+    // needs no scratch.
+    {Collective::kScan, kAny, 1, 2, false, "linear"},
+    {Collective::kScan, kAny, 1, kAnyRanks, false, "recursive_doubling"},
+    {Collective::kExscan, kAny, 1, 2, false, "linear"},
+    {Collective::kExscan, kAny, 1, kAnyRanks, false, "recursive_doubling"},
     // ---- end reductions ----
 };
 

@@ -339,6 +339,9 @@ struct Table {
     sized(v(MPI_REAL16), "MPI_REAL16", 16, 16, K::kNone);
     sized(v(MPI_COMPLEX16), "MPI_COMPLEX16", 16, 8, K::kDoubleComplex);
     sized(v(MPI_COMPLEX32), "MPI_COMPLEX32", 32, 16, K::kNone);
+    // Loom's 16-bit float extensions (mpi-ext.h); arithmetic in coll/op.cc.
+    sized(0x2fe, "MPIX_C_FLOAT16", 2, 2, K::kFloat16);
+    sized(0x2ff, "MPIX_BFLOAT16", 2, 2, K::kBfloat16);
   }
 };
 

@@ -1,0 +1,141 @@
+// Op: a reduction operation (MPI_Op), predefined or created by the user,
+// and reduceLocal, the one function that combines two buffers with it.
+//
+// A predefined op (MPI_SUM ...) is a small ABI constant indexing a table of
+// immortal objects; a user op (MPI_Op_create) is a heap object whose handle
+// is its address, checked through a magic field like Datatype. User ops are
+// reference counted: the handle holds one reference, a pending nonblocking
+// collective another, so MPI_Op_free while it runs is safe.
+//
+// Which (op, type) pairs are valid follows the standard's table: SUM/PROD on
+// integers, floats, complex and 16-bit floats; MIN/MAX on integers and
+// (16-bit) floats; LAND/LOR/LXOR on integers and booleans; BAND/BOR/BXOR on
+// integers and MPI_BYTE; MINLOC/MAXLOC on the value/index pairs. A derived
+// type qualifies when all its leaves share one basic kind (Datatype::kind).
+// MPI_REPLACE and MPI_NO_OP belong to one-sided accumulates only.
+//
+// Also here, for the reduction algorithms: buffers laid out like the
+// user's (count elements of a type) and a copy between two of them.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "coll/schedule.h"
+#include "coll/selector.h"
+#include "core/datatype.h"
+#include "core/handle_pool.h"
+#include "core/status.h"
+
+namespace loom::coll {
+
+// Pooled (core/handle_pool.h): a freed op's memory is recycled, never
+// returned, so a stale handle reads a cleared magic.
+class Op : public HandlePool<Op> {
+ public:
+  static constexpr uint32_t kMagic = 0x4f50504f;  // "OPPO": catches stale handles
+
+  enum class Kind : uint8_t {
+    kUser, kSum, kMin, kMax, kProd, kBand, kBor, kBxor, kLand, kLor, kLxor,
+    kMinloc, kMaxloc, kReplace, kNoOp
+  };
+
+  Op(const Op&) = delete;
+  Op& operator=(const Op&) = delete;
+
+  // A user op. `fnC` (MPI_Op_create_c) is used when `fn` is null.
+  static Op* create(MPI_User_function* fn, MPI_User_function_c* fnC, bool commutative);
+
+  bool valid() const { return magic_ == kMagic; }
+  bool isPredefined() const { return abiValue_ != 0; }
+  uint32_t abiValue() const { return abiValue_; }  // 0x021 for MPI_SUM; 0 for user ops
+  Kind kind() const { return kind_; }
+  bool commutative() const { return commutative_; }
+  const char* name() const { return name_; }
+  MPI_User_function* userFn() const { return fn_; }
+  MPI_User_function_c* userFnC() const { return fnC_; }
+
+  // Predefined ops ignore both. The object is deleted at zero.
+  void retain();
+  void release();
+  bool userFreed() const { return userFreed_; }
+  void markUserFreed() { userFreed_ = true; }
+
+ private:
+  friend Op* predefinedOp(uintptr_t);
+  friend struct OpTable;
+  Op() = default;
+
+  uint32_t magic_ = kMagic;
+  uint32_t abiValue_ = 0;
+  Kind kind_ = Kind::kUser;
+  bool commutative_ = true;
+  bool userFreed_ = false;
+  const char* name_ = "user op";
+  MPI_User_function* fn_ = nullptr;
+  MPI_User_function_c* fnC_ = nullptr;
+  std::atomic<int> refs_{1};
+};
+
+// The predefined op with ABI value `abi` (0x021 for MPI_SUM), or nullptr.
+Op* predefinedOp(uintptr_t abi);
+
+// Handle translation: nullptr for MPI_OP_NULL, unknown constants, garbage
+// and ops the user has freed.
+Op* toOp(MPI_Op handle);
+MPI_Op toHandle(Op* op);
+
+// True when `op` may reduce elements of `type` (user ops: always).
+bool opValidFor(const Op* op, const Datatype* type);
+
+// inout = in op inout, elementwise over `count` elements of `type` laid out
+// as the type says (any derived type whose leaves share one kind; packed
+// through scratch when it is not contiguous). MPI_ERR_OP for an invalid
+// pair. `in` and `inout` must not overlap.
+Status reduceLocal(const void* in, void* inout, int64_t count, Datatype* type, Op* op);
+
+// For the selector: the call's op is commutative.
+bool reductionCommutative(const CollArgs& a);
+
+// --- Buffers for the algorithms.
+
+// Bytes spanned by `count` elements of `t` (from the first data byte).
+inline size_t spanBytes(int64_t count, const Datatype* t) {
+  if (count <= 0) return 0;
+  return static_cast<size_t>((count - 1) * t->extent() + t->trueExtent());
+}
+// A schedule-owned buffer laid out like a user buffer of `count` elements:
+// element i starts at result + i * extent.
+inline char* scratchLike(Schedule& s, int64_t count, const Datatype* t) {
+  return static_cast<char*>(s.scratch(spanBytes(count, t))) - t->trueLb();
+}
+// Element `i` of a buffer of type `t`.
+inline char* elemAt(const void* buf, int64_t i, const Datatype* t) {
+  return const_cast<char*>(static_cast<const char*>(buf)) + i * t->extent();
+}
+// Copies `count` elements between two buffers laid out alike.
+void copyLike(const void* src, void* dst, int64_t count, const Datatype* t);
+
+// Splits `count` elements into `parts` blocks whose sizes differ by at most
+// one (the first `count % parts` are one larger); offset of block b.
+inline int64_t blockSize(int64_t count, int parts, int b) {
+  return count / parts + (b < count % parts ? 1 : 0);
+}
+inline int64_t blockOffset(int64_t count, int parts, int b) {
+  const int64_t q = count / parts, r = count % parts;
+  return b * q + (b < r ? b : r);
+}
+
+// Reduce-scatter: the element count of each rank's block (recvCount for
+// the block variant, recvCounts[] for the other).
+inline std::vector<int64_t> reduceScatterCounts(const CollArgs& a, int p) {
+  std::vector<int64_t> c(p);
+  for (int i = 0; i < p; ++i)
+    c[i] = a.coll == Collective::kReduceScatterBlock ? a.recvCount : a.recvCounts[i];
+  return c;
+}
+
+}  // namespace loom::coll

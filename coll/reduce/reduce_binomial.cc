@@ -1,0 +1,72 @@
+// Reduce by binomial tree (commutative ops).
+//
+// Steps: ranks are renumbered relative to the root (v = (rank - root) mod p)
+// so the tree hangs from any root. In round k (mask = 2^k) a rank whose
+// bit k is set sends its partial result to v - mask and leaves; the others
+// receive from v + mask (when it exists) and fold that partial into theirs
+// at the start of the next round. After ceil(log2 p) rounds the root holds
+// the reduction of all p contributions.
+//
+// Cost: ceil(log2 p) * (alpha + n*beta + n*gamma) on the root's path; the
+// total data moved is (p-1)*n. Latency-optimal, so the choice for small
+// and medium messages; for large ones every level re-sends the whole
+// vector (a reduce-scatter + gather would halve the bandwidth term).
+//
+// Restrictions: commutative ops only, because the rotation mixes the
+// operand order (non-commutative calls go to "linear"). Any p: a rank
+// whose partner v + mask is >= p just skips that round's receive, so a
+// non-power-of-two tree is a truncated one, nothing special.
+#include "coll/algorithms.h"
+#include "coll/op.h"
+
+namespace loom::coll {
+
+Status reduceBinomial(Schedule& s, const CollArgs& a) {
+  const int p = s.comm()->size(), r = s.comm()->rank();
+  const int v = (r - a.root + p) % p;
+  Datatype* t = a.type;
+  Op* op = a.op;
+  const int64_t n = a.count;
+  const bool isRoot = r == a.root;
+
+  // The partial result: the root's recvbuf, else a scratch copy (only when
+  // this rank receives anything; a leaf sends its sendbuf as it is).
+  const bool leaf = (v & 1) || v + 1 >= p;
+  char* acc;
+  if (isRoot) {
+    acc = static_cast<char*>(a.recvbuf);
+    if (!a.inPlace) {
+      const void* src = a.sendbuf;
+      s.local([=] { copyLike(src, acc, n, t); });
+    }
+  } else if (leaf) {
+    acc = const_cast<char*>(static_cast<const char*>(a.sendbuf));
+  } else {
+    acc = scratchLike(s, n, t);
+    const void* src = a.sendbuf;
+    s.local([=] { copyLike(src, acc, n, t); });
+  }
+  char* tmp = leaf ? nullptr : scratchLike(s, n, t);
+
+  bool pending = false;  // tmp holds a partial to fold in
+  for (int mask = 1; mask < p; mask <<= 1) {
+    if (pending) {
+      s.local([=] { (void)reduceLocal(tmp, acc, n, t, op); });
+      pending = false;
+    }
+    if (v & mask) {
+      s.send(acc, n, t, (v - mask + a.root) % p);
+      s.endRound();
+      break;
+    }
+    if (v + mask < p) {
+      s.recv(tmp, n, t, (v + mask + a.root) % p);
+      pending = true;
+    }
+    s.endRound();
+  }
+  if (pending) s.local([=] { (void)reduceLocal(tmp, acc, n, t, op); });
+  return Status::ok();
+}
+
+}  // namespace loom::coll

@@ -1,0 +1,463 @@
+// Entry points of the data-movement collectives: MPI_Bcast, (all)gather(v),
+// scatter(v), alltoall(v,w) and their MPI_I* twins.
+//
+// Each checks the arguments significant at the calling rank (the standard
+// leaves the others, e.g. a non-root's receive buffer in a gather, unread),
+// fills coll::CollArgs (coll/selector.h) and starts the collective through
+// runCollective (coll_common.h), which waits for the blocking form. Errors
+// go through the communicator's error handler with the class the standard
+// names: MPI_ERR_COMM, MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_ROOT,
+// MPI_ERR_BUFFER (NULL buffer with data, MPI_IN_PLACE as a receive buffer
+// or on a rank that may not pass it), MPI_ERR_ARG (NULL request or arrays).
+#include <mpi.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "api/coll_common.h"
+#include "api/handles_datatype.h"
+#include "api/runtime.h"
+#include "api/status_util.h"
+
+using loom::Comm;
+using loom::Datatype;
+using loom::Status;
+using loom::errorf;
+using loom::coll::CollArgs;
+using loom::coll::Collective;
+
+namespace {
+
+const void* const kInPlace = MPI_IN_PLACE;
+
+Status checkType(MPI_Datatype h, Datatype** out) {
+  *out = loom::api::toDatatype(h);
+  if (!*out) return errorf(MPI_ERR_TYPE, "invalid datatype");
+  if (!(*out)->isCommitted()) return errorf(MPI_ERR_TYPE, "datatype is not committed");
+  return Status::ok();
+}
+
+// One (buf, count, type) triple the calling rank sends or receives.
+Status checkData(const void* buf, int64_t count, MPI_Datatype h, Datatype** out) {
+  if (count < 0) return errorf(MPI_ERR_COUNT, "count=%lld < 0", static_cast<long long>(count));
+  LOOM_TRY(checkType(h, out));
+  if (buf == kInPlace) return errorf(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here");
+  return loom::api::checkData(buf, count, *out);
+}
+
+Status checkRoot(int root, const Comm* c) {
+  if (root < 0 || root >= c->size())
+    return errorf(MPI_ERR_ROOT, "root=%d is not a rank of a %d-rank communicator", root, c->size());
+  return Status::ok();
+}
+
+Status checkArray(const int* a, const char* what) {
+  if (!a) return errorf(MPI_ERR_ARG, "%s is NULL", what);
+  return Status::ok();
+}
+
+// Per-rank counts of a v variant, with the buffer checked for each.
+Status checkCounts(const void* buf, const int* counts, const int* displs, MPI_Datatype h,
+                   int p, const char* what, Datatype** out) {
+  LOOM_TRY(checkArray(counts, what));
+  LOOM_TRY(checkArray(displs, "displacements"));
+  for (int i = 0; i < p; ++i) LOOM_TRY(checkData(buf, counts[i], h, out));
+  if (p == 0) LOOM_TRY(checkType(h, out));
+  return Status::ok();
+}
+
+size_t blockBytes(int64_t count, const Datatype* t) { return t ? t->packedSize(count) : 0; }
+
+// The common frame: running library, valid communicator, request; then
+// `fill` checks the rest and fills the args; then the collective runs.
+template <class Fill>
+int entry(const char* fn, MPI_Comm comm, bool nonblocking, MPI_Request* request, Collective coll,
+          Fill&& fill) {
+  if (!loom::api::requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* c = loom::api::toComm(comm);
+  if (!c) return loom::api::raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
+  if (nonblocking && !request)
+    return loom::api::raise(c, errorf(MPI_ERR_ARG, "request is NULL"), fn);
+  CollArgs a;
+  a.coll = coll;
+  a.comm = c;
+  Status st = fill(a);
+  if (!st.isOk()) return loom::api::raise(c, st, fn);
+  return loom::api::runCollective(a, nonblocking ? request : nullptr, fn);
+}
+
+// ---- bcast
+
+int bcast(const char* fn, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+          bool nb, MPI_Request* req) {
+  return entry(fn, comm, nb, req, Collective::kBcast, [&](CollArgs& a) -> Status {
+    LOOM_TRY(checkRoot(root, a.comm));
+    LOOM_TRY(checkData(buf, count, type, &a.type));
+    a.sendbuf = a.recvbuf = buf;
+    a.count = count;
+    a.root = root;
+    a.bytes = blockBytes(count, a.type);
+    return Status::ok();
+  });
+}
+
+// ---- gather, gatherv
+
+int gather(const char* fn, Collective coll, const void* sbuf, int scount, MPI_Datatype stype,
+           void* rbuf, int rcount, const int* rcounts, const int* displs, MPI_Datatype rtype,
+           int root, MPI_Comm comm, bool nb, MPI_Request* req) {
+  return entry(fn, comm, nb, req, coll, [&](CollArgs& a) -> Status {
+    LOOM_TRY(checkRoot(root, a.comm));
+    const bool isRoot = a.comm->rank() == root;
+    a.root = root;
+    a.inPlace = sbuf == kInPlace;
+    if (a.inPlace && !isRoot)
+      return errorf(MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's send buffer only");
+    if (!a.inPlace) {
+      LOOM_TRY(checkData(sbuf, scount, stype, &a.type));
+      a.sendbuf = sbuf;
+      a.count = scount;
+    }
+    if (isRoot) {
+      if (coll == Collective::kGatherv) {
+        LOOM_TRY(checkCounts(rbuf, rcounts, displs, rtype, a.comm->size(), "recvcounts",
+                             &a.recvType));
+        a.recvCounts = rcounts;
+        a.recvDispls = displs;
+      } else {
+        LOOM_TRY(checkData(rbuf, rcount, rtype, &a.recvType));
+        a.recvCount = rcount;
+      }
+      a.recvbuf = rbuf;
+    }
+    if (coll == Collective::kGatherv) {
+      size_t m = blockBytes(a.count, a.type);
+      if (isRoot)
+        for (int i = 0; i < a.comm->size(); ++i) m = std::max(m, blockBytes(rcounts[i], a.recvType));
+      a.bytes = m;
+    } else {
+      a.bytes = isRoot ? blockBytes(rcount, a.recvType) : blockBytes(scount, a.type);
+    }
+    return Status::ok();
+  });
+}
+
+// ---- scatter, scatterv
+
+int scatter(const char* fn, Collective coll, const void* sbuf, int scount, const int* scounts,
+            const int* displs, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+            int root, MPI_Comm comm, bool nb, MPI_Request* req) {
+  return entry(fn, comm, nb, req, coll, [&](CollArgs& a) -> Status {
+    LOOM_TRY(checkRoot(root, a.comm));
+    const bool isRoot = a.comm->rank() == root;
+    a.root = root;
+    a.inPlace = rbuf == kInPlace;
+    if (a.inPlace && !isRoot)
+      return errorf(MPI_ERR_BUFFER, "MPI_IN_PLACE is the root's receive buffer only");
+    if (isRoot) {
+      if (sbuf == kInPlace) return errorf(MPI_ERR_BUFFER, "MPI_IN_PLACE is not a send buffer here");
+      if (coll == Collective::kScatterv) {
+        LOOM_TRY(checkCounts(sbuf, scounts, displs, stype, a.comm->size(), "sendcounts", &a.type));
+        a.sendCounts = scounts;
+        a.sendDispls = displs;
+      } else {
+        LOOM_TRY(checkData(sbuf, scount, stype, &a.type));
+        a.count = scount;
+      }
+      a.sendbuf = sbuf;
+    }
+    if (!a.inPlace) {
+      LOOM_TRY(checkData(rbuf, rcount, rtype, &a.recvType));
+      a.recvbuf = rbuf;
+      a.recvCount = rcount;
+    }
+    if (coll == Collective::kScatterv) {
+      size_t m = blockBytes(a.recvCount, a.recvType);
+      if (isRoot)
+        for (int i = 0; i < a.comm->size(); ++i) m = std::max(m, blockBytes(scounts[i], a.type));
+      a.bytes = m;
+    } else {
+      a.bytes = isRoot ? blockBytes(scount, a.type) : blockBytes(rcount, a.recvType);
+    }
+    return Status::ok();
+  });
+}
+
+// ---- allgather, allgatherv
+
+int allgather(const char* fn, Collective coll, const void* sbuf, int scount, MPI_Datatype stype,
+              void* rbuf, int rcount, const int* rcounts, const int* displs, MPI_Datatype rtype,
+              MPI_Comm comm, bool nb, MPI_Request* req) {
+  return entry(fn, comm, nb, req, coll, [&](CollArgs& a) -> Status {
+    a.inPlace = sbuf == kInPlace;
+    if (!a.inPlace) {
+      LOOM_TRY(checkData(sbuf, scount, stype, &a.type));
+      a.sendbuf = sbuf;
+      a.count = scount;
+    }
+    a.recvbuf = rbuf;
+    if (coll == Collective::kAllgatherv) {
+      LOOM_TRY(checkCounts(rbuf, rcounts, displs, rtype, a.comm->size(), "recvcounts",
+                           &a.recvType));
+      a.recvCounts = rcounts;
+      a.recvDispls = displs;
+      size_t m = 0;
+      for (int i = 0; i < a.comm->size(); ++i) m = std::max(m, blockBytes(rcounts[i], a.recvType));
+      a.bytes = m;
+    } else {
+      LOOM_TRY(checkData(rbuf, rcount, rtype, &a.recvType));
+      a.recvCount = rcount;
+      a.bytes = blockBytes(rcount, a.recvType);
+    }
+    return Status::ok();
+  });
+}
+
+// ---- alltoall, alltoallv, alltoallw
+
+int alltoall(const char* fn, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
+             int rcount, MPI_Datatype rtype, MPI_Comm comm, bool nb, MPI_Request* req) {
+  return entry(fn, comm, nb, req, Collective::kAlltoall, [&](CollArgs& a) -> Status {
+    a.inPlace = sbuf == kInPlace;
+    LOOM_TRY(checkData(rbuf, rcount, rtype, &a.recvType));
+    a.recvbuf = rbuf;
+    a.recvCount = rcount;
+    if (!a.inPlace) {
+      LOOM_TRY(checkData(sbuf, scount, stype, &a.type));
+      a.sendbuf = sbuf;
+      a.count = scount;
+    }
+    a.bytes = blockBytes(rcount, a.recvType);
+    return Status::ok();
+  });
+}
+
+int alltoallv(const char* fn, const void* sbuf, const int* scounts, const int* sdispls,
+              MPI_Datatype stype, void* rbuf, const int* rcounts, const int* rdispls,
+              MPI_Datatype rtype, MPI_Comm comm, bool nb, MPI_Request* req) {
+  return entry(fn, comm, nb, req, Collective::kAlltoallv, [&](CollArgs& a) -> Status {
+    const int p = a.comm->size();
+    a.inPlace = sbuf == kInPlace;
+    LOOM_TRY(checkCounts(rbuf, rcounts, rdispls, rtype, p, "recvcounts", &a.recvType));
+    a.recvbuf = rbuf;
+    a.recvCounts = rcounts;
+    a.recvDispls = rdispls;
+    size_t m = 0;
+    for (int i = 0; i < p; ++i) m = std::max(m, blockBytes(rcounts[i], a.recvType));
+    if (!a.inPlace) {
+      LOOM_TRY(checkCounts(sbuf, scounts, sdispls, stype, p, "sendcounts", &a.type));
+      a.sendbuf = sbuf;
+      a.sendCounts = scounts;
+      a.sendDispls = sdispls;
+      for (int i = 0; i < p; ++i) m = std::max(m, blockBytes(scounts[i], a.type));
+    }
+    a.bytes = m;
+    return Status::ok();
+  });
+}
+
+// The per-rank types of alltoallw, translated; they must outlive the call
+// to runCollective (the schedule is built from them there).
+Status checkTypesW(const void* buf, const int* counts, const int* displs,
+                   const MPI_Datatype* types, int p, const char* what,
+                   std::vector<Datatype*>* out, size_t* maxBytes) {
+  LOOM_TRY(checkArray(counts, what));
+  LOOM_TRY(checkArray(displs, "displacements"));
+  if (!types) return errorf(MPI_ERR_ARG, "the datatype array is NULL");
+  out->resize(p);
+  for (int i = 0; i < p; ++i) {
+    LOOM_TRY(checkData(buf, counts[i], types[i], &(*out)[i]));
+    *maxBytes = std::max(*maxBytes, blockBytes(counts[i], (*out)[i]));
+  }
+  return Status::ok();
+}
+
+int alltoallw(const char* fn, const void* sbuf, const int* scounts, const int* sdispls,
+              const MPI_Datatype* stypes, void* rbuf, const int* rcounts, const int* rdispls,
+              const MPI_Datatype* rtypes, MPI_Comm comm, bool nb, MPI_Request* req) {
+  std::vector<Datatype*> st, rt;
+  return entry(fn, comm, nb, req, Collective::kAlltoallw, [&](CollArgs& a) -> Status {
+    const int p = a.comm->size();
+    a.inPlace = sbuf == kInPlace;
+    size_t m = 0;
+    LOOM_TRY(checkTypesW(rbuf, rcounts, rdispls, rtypes, p, "recvcounts", &rt, &m));
+    a.recvbuf = rbuf;
+    a.recvCounts = rcounts;
+    a.recvDispls = rdispls;
+    a.recvTypes = rt.data();
+    if (!a.inPlace) {
+      LOOM_TRY(checkTypesW(sbuf, scounts, sdispls, stypes, p, "sendcounts", &st, &m));
+      a.sendbuf = sbuf;
+      a.sendCounts = scounts;
+      a.sendDispls = sdispls;
+      a.sendTypes = st.data();
+    }
+    a.bytes = m;
+    return Status::ok();
+  });
+}
+
+}  // namespace
+
+// ---- The entry points.
+
+extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
+                          MPI_Comm comm) {
+  return bcast("MPI_Bcast", buffer, count, datatype, root, comm, false, nullptr);
+}
+LOOM_WEAK_ALIAS(MPI_Bcast)
+
+extern "C" int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root,
+                           MPI_Comm comm, MPI_Request* request) {
+  return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, true, request);
+}
+LOOM_WEAK_ALIAS(MPI_Ibcast)
+
+extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                           MPI_Comm comm) {
+  return gather("MPI_Gather", Collective::kGather, sendbuf, sendcount, sendtype, recvbuf,
+                recvcount, nullptr, nullptr, recvtype, root, comm, false, nullptr);
+}
+LOOM_WEAK_ALIAS(MPI_Gather)
+
+extern "C" int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm, MPI_Request* request) {
+  return gather("MPI_Igather", Collective::kGather, sendbuf, sendcount, sendtype, recvbuf,
+                recvcount, nullptr, nullptr, recvtype, root, comm, true, request);
+}
+LOOM_WEAK_ALIAS(MPI_Igather)
+
+extern "C" int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return gather("MPI_Gatherv", Collective::kGatherv, sendbuf, sendcount, sendtype, recvbuf, 0,
+                recvcounts, displs, recvtype, root, comm, false, nullptr);
+}
+LOOM_WEAK_ALIAS(MPI_Gatherv)
+
+extern "C" int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, int root, MPI_Comm comm,
+                             MPI_Request* request) {
+  return gather("MPI_Igatherv", Collective::kGatherv, sendbuf, sendcount, sendtype, recvbuf, 0,
+                recvcounts, displs, recvtype, root, comm, true, request);
+}
+LOOM_WEAK_ALIAS(MPI_Igatherv)
+
+extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm) {
+  return scatter("MPI_Scatter", Collective::kScatter, sendbuf, sendcount, nullptr, nullptr,
+                 sendtype, recvbuf, recvcount, recvtype, root, comm, false, nullptr);
+}
+LOOM_WEAK_ALIAS(MPI_Scatter)
+
+extern "C" int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm, MPI_Request* request) {
+  return scatter("MPI_Iscatter", Collective::kScatter, sendbuf, sendcount, nullptr, nullptr,
+                 sendtype, recvbuf, recvcount, recvtype, root, comm, true, request);
+}
+LOOM_WEAK_ALIAS(MPI_Iscatter)
+
+extern "C" int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                             MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatter("MPI_Scatterv", Collective::kScatterv, sendbuf, 0, sendcounts, displs, sendtype,
+                 recvbuf, recvcount, recvtype, root, comm, false, nullptr);
+}
+LOOM_WEAK_ALIAS(MPI_Scatterv)
+
+extern "C" int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                              MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                              MPI_Datatype recvtype, int root, MPI_Comm comm,
+                              MPI_Request* request) {
+  return scatter("MPI_Iscatterv", Collective::kScatterv, sendbuf, 0, sendcounts, displs,
+                 sendtype, recvbuf, recvcount, recvtype, root, comm, true, request);
+}
+LOOM_WEAK_ALIAS(MPI_Iscatterv)
+
+extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm) {
+  return allgather("MPI_Allgather", Collective::kAllgather, sendbuf, sendcount, sendtype, recvbuf,
+                   recvcount, nullptr, nullptr, recvtype, comm, false, nullptr);
+}
+LOOM_WEAK_ALIAS(MPI_Allgather)
+
+extern "C" int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Request* request) {
+  return allgather("MPI_Iallgather", Collective::kAllgather, sendbuf, sendcount, sendtype,
+                   recvbuf, recvcount, nullptr, nullptr, recvtype, comm, true, request);
+}
+LOOM_WEAK_ALIAS(MPI_Iallgather)
+
+extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather("MPI_Allgatherv", Collective::kAllgatherv, sendbuf, sendcount, sendtype,
+                   recvbuf, 0, recvcounts, displs, recvtype, comm, false, nullptr);
+}
+LOOM_WEAK_ALIAS(MPI_Allgatherv)
+
+extern "C" int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void* recvbuf, const int recvcounts[], const int displs[],
+                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return allgather("MPI_Iallgatherv", Collective::kAllgatherv, sendbuf, sendcount, sendtype,
+                   recvbuf, 0, recvcounts, displs, recvtype, comm, true, request);
+}
+LOOM_WEAK_ALIAS(MPI_Iallgatherv)
+
+extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoall("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                  comm, false, nullptr);
+}
+LOOM_WEAK_ALIAS(MPI_Alltoall)
+
+extern "C" int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                              MPI_Request* request) {
+  return alltoall("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                  comm, true, request);
+}
+LOOM_WEAK_ALIAS(MPI_Ialltoall)
+
+extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                   rdispls, recvtype, comm, false, nullptr);
+}
+LOOM_WEAK_ALIAS(MPI_Alltoallv)
+
+extern "C" int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Request* request) {
+  return alltoallv("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                   rdispls, recvtype, comm, true, request);
+}
+LOOM_WEAK_ALIAS(MPI_Ialltoallv)
+
+extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                              const MPI_Datatype sendtypes[], void* recvbuf,
+                              const int recvcounts[], const int rdispls[],
+                              const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return alltoallw("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                   rdispls, recvtypes, comm, false, nullptr);
+}
+LOOM_WEAK_ALIAS(MPI_Alltoallw)
+
+extern "C" int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                               const MPI_Datatype sendtypes[], void* recvbuf,
+                               const int recvcounts[], const int rdispls[],
+                               const MPI_Datatype recvtypes[], MPI_Comm comm,
+                               MPI_Request* request) {
+  return alltoallw("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                   recvcounts, rdispls, recvtypes, comm, true, request);
+}
+LOOM_WEAK_ALIAS(MPI_Ialltoallw)

@@ -1,0 +1,296 @@
+// Reduction collectives: MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter
+// (_block), MPI_Scan, MPI_Exscan, their MPI_I* forms, and MPI_Reduce_local.
+//
+// Each entry point checks its arguments in the order the error classes
+// are listed in the man pages (communicator, count, datatype, op and
+// op-type match, root, MPI_IN_PLACE misuse, buffers), fills a CollArgs
+// and hands it to runCollective (coll_common.h). MPI_IN_PLACE is resolved
+// here: an algorithm sees sendbuf == recvbuf and inPlace set.
+//
+// A nonblocking call also holds a reference on a user op until the
+// collective completes, so the user may MPI_Op_free it right away (the
+// datatype and communicator are held by runCollective).
+#include <mpi.h>
+
+#include "api/coll_common.h"
+#include "api/handles_datatype.h"
+#include "api/runtime.h"
+#include "api/status_util.h"
+#include "coll/op.h"
+
+using loom::Comm;
+using loom::Datatype;
+using loom::Request;
+using loom::Status;
+using loom::errorf;
+using loom::api::raise;
+using loom::api::requireRunning;
+using loom::api::toComm;
+using loom::api::toDatatype;
+using loom::coll::Collective;
+using loom::coll::CollArgs;
+using loom::coll::Op;
+
+namespace {
+
+// Chained onto a pending request's onComplete: runs the previous hook
+// (runCollective's), then drops the op reference.
+struct OpHold {
+  void (*prevFn)(Request*);
+  void* prevOwner;
+  Op* op;
+};
+
+void releaseOpHold(Request* r) {
+  auto* h = static_cast<OpHold*>(r->owner);
+  r->owner = h->prevOwner;
+  r->onComplete = h->prevFn;
+  if (h->prevFn) h->prevFn(r);
+  h->op->release();
+  delete h;
+}
+
+int start(const CollArgs& a, MPI_Request* request, const char* fn) {
+  Op* op = a.op;
+  const bool hold = request && !op->isPredefined();
+  if (hold) op->retain();
+  int rc = loom::api::runCollective(a, request, fn);
+  if (!hold) return rc;
+  Request* r = rc == MPI_SUCCESS ? loom::api::toRequest(*request) : nullptr;
+  if (!r || r->complete) {
+    op->release();
+  } else {
+    auto* h = new OpHold{r->onComplete, r->owner, op};
+    r->owner = h;
+    r->onComplete = releaseOpHold;
+  }
+  return rc;
+}
+
+// The checks every reduction shares: count, datatype, op and their match.
+Status checkTypeOp(int64_t count, MPI_Datatype datatype, MPI_Op opHandle, Datatype** t,
+                   Op** op) {
+  if (count < 0) return errorf(MPI_ERR_COUNT, "count=%lld < 0", static_cast<long long>(count));
+  *t = toDatatype(datatype);
+  if (!*t) return errorf(MPI_ERR_TYPE, "invalid datatype");
+  if (!(*t)->isCommitted()) return errorf(MPI_ERR_TYPE, "datatype is not committed");
+  *op = loom::coll::toOp(opHandle);
+  if (!*op) return errorf(MPI_ERR_OP, "invalid op");
+  if (!loom::coll::opValidFor(*op, *t))
+    return errorf(MPI_ERR_OP, "%s is not defined on %s", (*op)->name(),
+                  (*t)->name().empty() ? "this datatype" : (*t)->name().c_str());
+  return Status::ok();
+}
+
+Status checkBuffers(const void* sendbuf, const void* recvbuf, int64_t sendCount,
+                    int64_t recvCount, const Datatype* t, bool recvSignificant) {
+  if (recvbuf == MPI_IN_PLACE) return errorf(MPI_ERR_ARG, "recvbuf is MPI_IN_PLACE");
+  if (sendbuf != MPI_IN_PLACE) LOOM_TRY(loom::api::checkData(sendbuf, sendCount, t));
+  if (recvSignificant) {
+    LOOM_TRY(loom::api::checkData(recvbuf, recvCount, t));
+    if (sendbuf == recvbuf && sendCount > 0 && t->size() > 0)
+      return errorf(MPI_ERR_BUFFER, "sendbuf and recvbuf alias (use MPI_IN_PLACE)");
+  }
+  return Status::ok();
+}
+
+void fillCommon(CollArgs& a, Collective coll, Comm* c, const void* sendbuf, void* recvbuf,
+                int64_t count, Datatype* t, Op* op) {
+  a.coll = coll;
+  a.comm = c;
+  a.inPlace = sendbuf == MPI_IN_PLACE;
+  a.sendbuf = a.inPlace ? recvbuf : sendbuf;
+  a.recvbuf = recvbuf;
+  a.count = count;
+  a.type = t;
+  a.op = op;
+  a.bytes = static_cast<size_t>(count) * static_cast<size_t>(t->size());
+}
+
+int reduceImpl(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+               MPI_Op opHandle, int root, MPI_Comm comm, MPI_Request* request, bool nb,
+               const char* fn) {
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* c = toComm(comm);
+  if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
+  Datatype* t = nullptr;
+  Op* op = nullptr;
+  Status st = checkTypeOp(count, datatype, opHandle, &t, &op);
+  if (st.isOk() && (root < 0 || root >= c->size()))
+    st = errorf(MPI_ERR_ROOT, "root=%d is not in 0..%d", root, c->size() - 1);
+  const bool isRoot = c->rank() == root;
+  if (st.isOk() && !isRoot && sendbuf == MPI_IN_PLACE)
+    st = errorf(MPI_ERR_ARG, "MPI_IN_PLACE as sendbuf on a non-root rank");
+  if (st.isOk()) st = checkBuffers(sendbuf, isRoot ? recvbuf : nullptr, count, count, t, isRoot);
+  if (st.isOk() && nb && !request) st = errorf(MPI_ERR_ARG, "request is NULL");
+  if (!st.isOk()) return raise(c, st, fn);
+  CollArgs a;
+  fillCommon(a, Collective::kReduce, c, sendbuf, recvbuf, count, t, op);
+  a.root = root;
+  return start(a, request, fn);
+}
+
+// Allreduce, scan and exscan share their checks.
+int allImpl(Collective coll, const void* sendbuf, void* recvbuf, int count,
+            MPI_Datatype datatype, MPI_Op opHandle, MPI_Comm comm, MPI_Request* request,
+            bool nb, const char* fn) {
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* c = toComm(comm);
+  if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
+  Datatype* t = nullptr;
+  Op* op = nullptr;
+  Status st = checkTypeOp(count, datatype, opHandle, &t, &op);
+  // Exscan's recvbuf on rank 0 is not significant (unless it is also the
+  // input, in place).
+  const bool recvSig = !(coll == Collective::kExscan && c->rank() == 0 && sendbuf != MPI_IN_PLACE);
+  if (st.isOk()) st = checkBuffers(sendbuf, recvbuf, count, count, t, recvSig);
+  if (st.isOk() && nb && !request) st = errorf(MPI_ERR_ARG, "request is NULL");
+  if (!st.isOk()) return raise(c, st, fn);
+  CollArgs a;
+  fillCommon(a, coll, c, sendbuf, recvbuf, count, t, op);
+  return start(a, request, fn);
+}
+
+int reduceScatterImpl(bool block, const void* sendbuf, void* recvbuf, int recvcount,
+                      const int* recvcounts, MPI_Datatype datatype, MPI_Op opHandle,
+                      MPI_Comm comm, MPI_Request* request, bool nb, const char* fn) {
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* c = toComm(comm);
+  if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
+  const int p = c->size();
+  Status st;
+  int64_t total = 0, mine = 0;
+  if (block) {
+    total = static_cast<int64_t>(recvcount) * p;
+    mine = recvcount;
+    if (recvcount < 0) st = errorf(MPI_ERR_COUNT, "recvcount=%d < 0", recvcount);
+  } else if (!recvcounts) {
+    st = errorf(MPI_ERR_ARG, "recvcounts is NULL");
+  } else {
+    for (int i = 0; i < p && st.isOk(); ++i) {
+      if (recvcounts[i] < 0) st = errorf(MPI_ERR_COUNT, "recvcounts[%d]=%d < 0", i, recvcounts[i]);
+      total += recvcounts[i];
+    }
+    mine = recvcounts[c->rank()];
+  }
+  Datatype* t = nullptr;
+  Op* op = nullptr;
+  if (st.isOk()) st = checkTypeOp(total, datatype, opHandle, &t, &op);
+  if (st.isOk()) st = checkBuffers(sendbuf, recvbuf, total, mine, t, true);
+  // In place the input is recvbuf itself: it must hold the whole input.
+  if (st.isOk() && sendbuf == MPI_IN_PLACE) st = loom::api::checkData(recvbuf, total, t);
+  if (st.isOk() && nb && !request) st = errorf(MPI_ERR_ARG, "request is NULL");
+  if (!st.isOk()) return raise(c, st, fn);
+  CollArgs a;
+  fillCommon(a, block ? Collective::kReduceScatterBlock : Collective::kReduceScatter, c,
+             sendbuf, recvbuf, total, t, op);
+  a.recvCount = mine;
+  a.recvCounts = block ? nullptr : recvcounts;
+  return start(a, request, fn);
+}
+
+}  // namespace
+
+extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, int root, MPI_Comm comm) {
+  return reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr, false,
+                    "MPI_Reduce");
+}
+LOOM_WEAK_ALIAS(MPI_Reduce)
+
+extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
+  return reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, request, true,
+                    "MPI_Ireduce");
+}
+LOOM_WEAK_ALIAS(MPI_Ireduce)
+
+extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return allImpl(Collective::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, nullptr,
+                 false, "MPI_Allreduce");
+}
+LOOM_WEAK_ALIAS(MPI_Allreduce)
+
+extern "C" int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               MPI_Request* request) {
+  return allImpl(Collective::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, request,
+                 true, "MPI_Iallreduce");
+}
+LOOM_WEAK_ALIAS(MPI_Iallreduce)
+
+extern "C" int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm) {
+  return allImpl(Collective::kScan, sendbuf, recvbuf, count, datatype, op, comm, nullptr, false,
+                 "MPI_Scan");
+}
+LOOM_WEAK_ALIAS(MPI_Scan)
+
+extern "C" int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return allImpl(Collective::kScan, sendbuf, recvbuf, count, datatype, op, comm, request, true,
+                 "MPI_Iscan");
+}
+LOOM_WEAK_ALIAS(MPI_Iscan)
+
+extern "C" int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm) {
+  return allImpl(Collective::kExscan, sendbuf, recvbuf, count, datatype, op, comm, nullptr,
+                 false, "MPI_Exscan");
+}
+LOOM_WEAK_ALIAS(MPI_Exscan)
+
+extern "C" int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return allImpl(Collective::kExscan, sendbuf, recvbuf, count, datatype, op, comm, request, true,
+                 "MPI_Iexscan");
+}
+LOOM_WEAK_ALIAS(MPI_Iexscan)
+
+extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return reduceScatterImpl(false, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, nullptr,
+                           false, "MPI_Reduce_scatter");
+}
+LOOM_WEAK_ALIAS(MPI_Reduce_scatter)
+
+extern "C" int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                    MPI_Request* request) {
+  return reduceScatterImpl(false, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, request,
+                           true, "MPI_Ireduce_scatter");
+}
+LOOM_WEAK_ALIAS(MPI_Ireduce_scatter)
+
+extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return reduceScatterImpl(true, sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
+                           nullptr, false, "MPI_Reduce_scatter_block");
+}
+LOOM_WEAK_ALIAS(MPI_Reduce_scatter_block)
+
+extern "C" int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                          MPI_Request* request) {
+  return reduceScatterImpl(true, sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
+                           request, true, "MPI_Ireduce_scatter_block");
+}
+LOOM_WEAK_ALIAS(MPI_Ireduce_scatter_block)
+
+extern "C" int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count,
+                                 MPI_Datatype datatype, MPI_Op opHandle) {
+  const char* fn = "MPI_Reduce_local";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Datatype* t = nullptr;
+  Op* op = nullptr;
+  Status st = checkTypeOp(count, datatype, opHandle, &t, &op);
+  if (st.isOk() && (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE))
+    st = errorf(MPI_ERR_ARG, "MPI_IN_PLACE is not allowed in MPI_Reduce_local");
+  if (st.isOk()) st = loom::api::checkData(inbuf, count, t);
+  if (st.isOk()) st = loom::api::checkData(inoutbuf, count, t);
+  if (st.isOk()) st = loom::coll::reduceLocal(inbuf, inoutbuf, count, t, op);
+  if (!st.isOk()) return raise(nullptr, st, fn);
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Reduce_local)

@@ -1,0 +1,35 @@
+# Data-movement collectives through loomrun at 1, 2, 3, 4, 5 and 8 ranks.
+# Every algorithm is forced at least once: each variant below forces one
+# algorithm per collective (LOOM_COLL_<NAME>), "auto" runs the rules. The
+# size sweep crosses every threshold of coll/selector.cc at every rank count
+# (about 2 s a job even at 8 ranks on 2 cores; `sweep quick` is a shorter
+# sweep for manual runs).
+loom_mp_program(mp_coll_move progs/coll_move.c)
+
+set(_cm_v1 -x LOOM_COLL_BCAST=binomial -x LOOM_COLL_GATHER=binomial
+    -x LOOM_COLL_SCATTER=binomial -x LOOM_COLL_GATHERV=linear -x LOOM_COLL_SCATTERV=linear
+    -x LOOM_COLL_ALLGATHER=recursive_doubling -x LOOM_COLL_ALLGATHERV=ring
+    -x LOOM_COLL_ALLTOALL=bruck -x LOOM_COLL_ALLTOALLV=pairwise -x LOOM_COLL_ALLTOALLW=pairwise)
+set(_cm_v2 -x LOOM_COLL_BCAST=scatter_allgather -x LOOM_COLL_GATHER=linear
+    -x LOOM_COLL_SCATTER=linear -x LOOM_COLL_ALLGATHER=bruck -x LOOM_COLL_ALLGATHERV=linear
+    -x LOOM_COLL_ALLTOALL=pairwise -x LOOM_COLL_ALLTOALLV=linear -x LOOM_COLL_ALLTOALLW=linear)
+set(_cm_v3 -x LOOM_COLL_BCAST=linear -x LOOM_COLL_ALLGATHER=ring -x LOOM_COLL_ALLTOALL=linear)
+set(_cm_auto "")
+
+foreach(n 1 2 3 4 5 8)
+  set(_mode sweep)
+  foreach(v v1 v2 v3 auto)
+    loom_mp_test(mp.coll.move.${v}.${n} TIMEOUT 120
+                 COMMAND --stdout-count "^coll_move: rank [0-9]+ ok=${n}"
+                 -- ${LOOMRUN} -n ${n} ${_cm_${v}} $<TARGET_FILE:mp_coll_move> ${_mode})
+  endforeach()
+  loom_mp_test(mp.coll.move.nonblocking.${n} TIMEOUT 60
+               COMMAND --stdout-count "^coll_move: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_move> nonblocking)
+  loom_mp_test(mp.coll.move.nonblocking_forced.${n} TIMEOUT 60
+               COMMAND --stdout-count "^coll_move: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} ${_cm_v1} $<TARGET_FILE:mp_coll_move> nonblocking)
+  loom_mp_test(mp.coll.move.errors.${n} TIMEOUT 60
+               COMMAND --stdout-count "^coll_move: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_move> errors)
+endforeach()
