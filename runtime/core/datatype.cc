@@ -359,7 +359,7 @@ const char* basicKindName(BasicKind k) {
       "int64",  "uint8",  "uint16", "uint32", "uint64",      "float",          "double",
       "long double", "float complex", "double complex", "long double complex", "bool",
       "logical", "float_int", "double_int", "long_int", "2int", "short_int",
-      "long_double_int", "2float", "2double"};
+      "long_double_int", "2float", "2double", "float16", "bfloat16"};
   auto i = static_cast<size_t>(k);
   return i < sizeof(names) / sizeof(names[0]) ? names[i] : "?";
 }
