@@ -11,3 +11,12 @@ add_test(NAME build.install
                  ${HELLO_SRC} ${CMAKE_SOURCE_DIR})
 set_tests_properties(build.wrappers build.findmpi build.install
                      PROPERTIES TIMEOUT 180 LABELS "build;mp")
+
+# The benchmark programs keep building and giving correct results against
+# Loom: each runs once with tiny sizes and --check (no timing is asserted).
+add_test(NAME bench.check
+         COMMAND ${CMAKE_COMMAND} -E env LOOM_PREFIX=${CMAKE_BINARY_DIR}
+                 ${CMAKE_SOURCE_DIR}/bench/run --check-only --impl loom
+                 --out ${CMAKE_BINARY_DIR}/bench-check)
+set_tests_properties(bench.check PROPERTIES TIMEOUT 300 LABELS "bench;mp"
+                     FAIL_REGULAR_EXPRESSION "SKIP|does not build")
