@@ -1,5 +1,6 @@
 #include "coll/selector.h"
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -149,10 +150,26 @@ const char* collectiveName(Collective c) { return kNames[static_cast<int>(c)]; }
 
 std::span<const Rule> rules() { return kRules; }
 
+// The override of each collective, read from the environment once (it is
+// consulted on every call: a getenv per call would cost more than a small
+// collective).
+static const std::string& overrideOf(Collective c) {
+  static const auto table = [] {
+    std::array<std::string, static_cast<size_t>(Collective::kCount)> t;
+    for (size_t i = 0; i < t.size(); ++i) {
+      std::string param = overrideParam(static_cast<Collective>(i));
+      if (params::find(param)) t[i] = params::getString(param);
+      if (t[i] == "auto") t[i].clear();
+    }
+    return t;
+  }();
+  return table[static_cast<size_t>(c)];
+}
+
 Status select(const CollArgs& args, const Algorithm** out) {
-  const std::string param = overrideParam(args.coll);
-  const std::string forced = params::find(param) ? params::getString(param) : std::string();
-  if (!forced.empty() && forced != "auto") {
+  const std::string& forced = overrideOf(args.coll);
+  if (!forced.empty()) {
+    const std::string param = overrideParam(args.coll);
     const Algorithm* a = findAlgorithm(args.coll, forced);
     if (!a)
       return errorf(MPI_ERR_ARG, "%s=%s names no %s algorithm (choices: %s)", param.c_str(),
