@@ -10,6 +10,18 @@ namespace loom::coll {
 // ---- begin barrier ----
 Status barrierDissemination(Schedule& s, const CollArgs& a);
 // ---- end barrier ----
+// ---- begin shared memory ----
+// One node, through the communicator's segment (coll/shm/shm_coll.h): these
+// start the call themselves (Algorithm::start) instead of building a
+// schedule. shmSupports / shmReductionSupports say when they can run.
+Status barrierShm(const CollArgs& a, Request** out);
+Status bcastShm(const CollArgs& a, Request** out);
+Status reduceShm(const CollArgs& a, Request** out);
+Status allreduceShm(const CollArgs& a, Request** out);
+Status allgatherShm(const CollArgs& a, Request** out);
+bool shmSupports(const CollArgs& a);
+bool shmReductionSupports(const CollArgs& a);
+// ---- end shared memory ----
 // ---- begin data movement ----
 // Buffers as the API fills CollArgs: bcast moves recvbuf (count, type);
 // gather/scatter/allgather/alltoall send (sendbuf, count, type) and

@@ -331,6 +331,24 @@ Status reduceLocal(const void* in, void* inout, int64_t count, Datatype* type, O
   return Status::ok();
 }
 
+size_t reduceUnit(const Datatype* type, const Op* op) {
+  if (op->kind() == Op::Kind::kUser) return static_cast<size_t>(type->size());
+  return static_cast<size_t>(elementBytes(type->kind(), type));
+}
+
+void reducePacked(const void* in, void* inout, size_t bytes, Datatype* type, Op* op) {
+  if (bytes == 0) return;
+  if (op->kind() == Op::Kind::kUser) {
+    // Contiguous: the packed stream is the typed buffer shifted by trueLb.
+    (void)reduceLocal(static_cast<const char*>(in) - type->trueLb(),
+                      static_cast<char*>(inout) - type->trueLb(),
+                      static_cast<int64_t>(bytes / type->size()), type, op);
+    return;
+  }
+  const int64_t e = elementBytes(type->kind(), type);
+  applyPacked(op->kind(), type->kind(), e, in, inout, static_cast<int64_t>(bytes) / e);
+}
+
 void copyLike(const void* src, void* dst, int64_t count, const Datatype* t) {
   if (count <= 0 || t->size() == 0 || src == dst) return;
   auto* s = static_cast<const char*>(src);

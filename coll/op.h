@@ -97,6 +97,14 @@ bool opValidFor(const Op* op, const Datatype* type);
 // pair. `in` and `inout` must not overlap.
 Status reduceLocal(const void* in, void* inout, int64_t count, Datatype* type, Op* op);
 
+// Reductions of packed streams (the data bytes of a type, in type-map order,
+// as the shared-memory algorithms stage them): inout = in op inout over
+// `bytes` bytes, a multiple of reduceUnit(). A predefined op works on the
+// basic elements of any type; a user op needs a contiguous type (its
+// function sees typed elements), which the callers check.
+size_t reduceUnit(const Datatype* type, const Op* op);
+void reducePacked(const void* in, void* inout, size_t bytes, Datatype* type, Op* op);
+
 // For the selector: the call's op is commutative.
 bool reductionCommutative(const CollArgs& a);
 

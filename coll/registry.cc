@@ -10,7 +10,20 @@ constexpr Algorithm kAlgorithms[] = {
     // ---- begin barrier ----
     {Collective::kBarrier, "dissemination",
      "ceil(log2 p) rounds of empty messages to rank+2^k; any p", nullptr, barrierDissemination},
+    {Collective::kBarrier, "shm",
+     "one node: each rank publishes a flag in the segment and waits for all", shmSupports,
+     nullptr, barrierShm},
     // ---- end barrier ----
+    // ---- begin shared memory (one node; coll/shm/shm_coll.h) ----
+    {Collective::kBcast, "shm", "one node: root stages pieces in its slot, all copy them out",
+     shmSupports, nullptr, bcastShm},
+    {Collective::kReduce, "shm", "one node: all stage, the root folds every slot in rank order",
+     shmReductionSupports, nullptr, reduceShm},
+    {Collective::kAllreduce, "shm", "one node: all stage, every rank folds every slot in rank order",
+     shmReductionSupports, nullptr, allreduceShm},
+    {Collective::kAllgather, "shm", "one node: all stage their block, all copy every block",
+     shmSupports, nullptr, allgatherShm},
+    // ---- end shared memory ----
     // ---- begin data movement (bcast, gather, scatter, allgather, alltoall) ----
     {Collective::kBcast, "binomial", "binomial tree, whole message per level; small messages",
      nullptr, bcastBinomial},

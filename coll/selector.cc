@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "coll/comm_info.h"
 #include "core/log.h"
 #include "core/params.h"
 
@@ -21,6 +22,8 @@ constexpr int kAnyRanks = 1 << 30;
 // Every threshold here was measured; see docs/benchmarks.md.
 constexpr Rule kRules[] = {
     // ---- begin barrier ----
+    // One node: every rank reads every flag, one cache line per peer.
+    {Collective::kBarrier, kAny, 2, 64, false, "shm", 1, 1},
     {Collective::kBarrier, kAny, 1, kAnyRanks, false, "dissemination"},
     // ---- end barrier ----
     // ---- begin data movement ----
@@ -30,6 +33,8 @@ constexpr Rule kRules[] = {
     // 12 KiB (MPICH's short-message limit) or below 8 ranks the binomial
     // tree's log2(p) latencies win; above, scatter + ring allgather moves
     // ~2n bytes instead of log2(p) * n.
+    // One node: the root stages, the others copy out in parallel.
+    {Collective::kBcast, kAny, 2, 64, false, "shm", 1, 1},
     {Collective::kBcast, kAny, 1, 2, false, "linear"},
     {Collective::kBcast, 12288, 1, kAnyRanks, false, "binomial"},
     {Collective::kBcast, kAny, 1, 7, false, "binomial"},
@@ -48,6 +53,8 @@ constexpr Rule kRules[] = {
     // the ring's neighbour-only traffic is kinder to memory and networks);
     // Bruck's log2 latencies beat the ring for blocks up to 2 KiB despite
     // its pack/unpack of the whole result; the ring for the rest.
+    // One node: all stage, all copy every block.
+    {Collective::kAllgather, kAny, 2, 64, false, "shm", 1, 1},
     {Collective::kAllgather, 32768, 1, kAnyRanks, true, "recursive_doubling"},
     {Collective::kAllgather, 2048, 1, kAnyRanks, false, "bruck"},
     {Collective::kAllgather, kAny, 1, kAnyRanks, false, "ring"},
@@ -80,6 +87,8 @@ constexpr Rule kRules[] = {
     // reduce: the binomial tree is latency-optimal and, without a
     // reduce-scatter + gather variant, also the best we have for large
     // vectors; the chain keeps rank order for non-commutative ops.
+    // One node: all stage, the root folds.
+    {Collective::kReduce, kAny, 2, 64, false, "shm", 1, 1},
     {Collective::kReduce, kAny, 1, kAnyRanks, false, "binomial"},
     {Collective::kReduce, kAny, 1, kAnyRanks, false, "linear"},
     // allreduce: recursive doubling costs log p*(alpha + n*beta + n*gamma),
@@ -89,6 +98,10 @@ constexpr Rule kRules[] = {
     // Above it Rabenseifner when p is a power of two (log p latency);
     // otherwise its fold-in/out adds 2*n*beta, so the ring up to 8 ranks
     // (where 2(p-1) alphas are still cheap) and Rabenseifner beyond.
+    // One node: all stage, every rank folds every slot (p - 1 reads of n
+    // bytes each), so only while p is small or n is.
+    {Collective::kAllreduce, kAny, 2, 8, false, "shm", 1, 1},
+    {Collective::kAllreduce, 16384, 9, 64, false, "shm", 1, 1},
     {Collective::kAllreduce, 16384, 1, kAnyRanks, false, "recursive_doubling"},
     {Collective::kAllreduce, kAny, 1, kAnyRanks, true, "rabenseifner"},
     {Collective::kAllreduce, kAny, 1, 8, false, "ring"},
@@ -182,9 +195,11 @@ Status select(const CollArgs& args, const Algorithm** out) {
                forced.c_str());
   }
   const int p = args.comm->size();
+  const CommInfo& info = commInfo(args.comm);
   for (const Rule& r : kRules) {
     if (r.coll != args.coll || args.bytes > r.maxBytes || p < r.minRanks || p > r.maxRanks ||
-        (r.pow2Only && !isPow2(p)))
+        (r.pow2Only && !isPow2(p)) || info.nodes < r.minNodes || info.nodes > r.maxNodes ||
+        info.minPerNode < r.minPerNode)
       continue;
     const Algorithm* a = findAlgorithm(args.coll, r.algorithm);
     if (a && (!a->supports || a->supports(args))) {
@@ -200,6 +215,13 @@ Status select(const CollArgs& args, const Algorithm** out) {
 Status run(const CollArgs& args, Request** out) {
   const Algorithm* a = nullptr;
   LOOM_TRY(select(args, &a));
+  if (a->start) {
+    if (args.comm->rank() == 0 && log::enabled("coll"))
+      log::debug("coll", "%s: %s, %zu bytes, %d ranks: %s",
+                 args.comm->name().empty() ? "communicator" : args.comm->name().c_str(),
+                 collectiveName(args.coll), args.bytes, args.comm->size(), a->name);
+    return a->start(args, out);
+  }
   auto s = std::make_unique<Schedule>(args.comm, args.comm->nextCollectiveTag());
   LOOM_TRY(a->build(*s, args));
   if (args.comm->rank() == 0 && log::enabled("coll"))
@@ -228,8 +250,17 @@ std::string describeAll() {
       std::snprintf(ranks, sizeof ranks, ">= %d ranks", r.minRanks);
     else
       std::snprintf(ranks, sizeof ranks, "%d..%d ranks", r.minRanks, r.maxRanks);
-    std::snprintf(line, sizeof line, "  %-22s %-12s %-16s %-6s -> %s\n", collectiveName(r.coll),
-                  bytes, ranks, r.pow2Only ? "pow2" : "", r.algorithm);
+    std::string nodes;
+    if (r.minNodes > 1 || r.maxNodes != kAnyRanks) {
+      nodes = r.maxNodes == kAnyRanks ? ">= " + std::to_string(r.minNodes) + " nodes"
+              : r.minNodes == r.maxNodes ? std::to_string(r.minNodes) + " node"
+                                         : std::to_string(r.minNodes) + ".." +
+                                               std::to_string(r.maxNodes) + " nodes";
+      if (r.minPerNode > 1) nodes += ", >= " + std::to_string(r.minPerNode) + "/node";
+    }
+    std::snprintf(line, sizeof line, "  %-22s %-12s %-16s %-6s %-22s -> %s\n",
+                  collectiveName(r.coll), bytes, ranks, r.pow2Only ? "pow2" : "", nodes.c_str(),
+                  r.algorithm);
     out += line;
   }
   return out;

@@ -60,6 +60,9 @@ struct Algorithm {
   // nullptr: runs every case.
   bool (*supports)(const CollArgs&);
   Status (*build)(Schedule&, const CollArgs&);
+  // Algorithms that do not run on messages (the shared-memory ones) start
+  // the call themselves instead of building a schedule (build is null).
+  Status (*start)(const CollArgs&, Request** out) = nullptr;
 };
 
 // Every algorithm, grouped by collective.
@@ -72,6 +75,11 @@ struct Rule {
   int maxRanks;
   bool pow2Only;       // and, if set, the size is a power of two
   const char* algorithm;
+  // and the communicator's ranks span minNodes..maxNodes nodes
+  // (coll/comm_info.h) with at least minPerNode ranks on every node.
+  int minNodes = 1;
+  int maxNodes = 1 << 30;
+  int minPerNode = 1;
 };
 std::span<const Rule> rules();
 

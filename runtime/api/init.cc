@@ -38,7 +38,7 @@ bool decideOversubscribed(const loom::ProcInfo& p, const loom::Topology& t) {
 // addresses, meets every rank in the one fence of MPI_Init, then reads
 // everyone's locality.
 Status exchangeAndConnect(loom::api::Runtime& r) {
-  loom::api::Locality mine{r.proc.nodeId, r.topo.package, r.topo.numaNode, r.topo.core};
+  loom::Locality mine{r.proc.nodeId, r.topo.package, r.topo.numaNode, r.topo.core};
   LOOM_TRY(r.boot.put("loom.loc", std::as_bytes(std::span(&mine, 1))));
   loom::p2p::JobInfo job;
   job.proc = &r.proc;
@@ -48,6 +48,7 @@ Status exchangeAndConnect(loom::api::Runtime& r) {
   LOOM_TRY(loom::p2p::setup(job));
   LOOM_TRY(r.boot.fence());
   LOOM_TRY(loom::p2p::connect());
+  loom::jobNamespace() = r.proc.nspace;
   r.locality.assign(r.proc.size, {});
   for (int i = 0; i < r.proc.size; ++i) {
     if (i == r.proc.rank) {
@@ -56,10 +57,10 @@ Status exchangeAndConnect(loom::api::Runtime& r) {
     }
     std::vector<std::byte> blob;
     LOOM_TRY(r.boot.get(i, "loom.loc", &blob));
-    if (blob.size() != sizeof(loom::api::Locality))
+    if (blob.size() != sizeof(loom::Locality))
       return loom::errorf(MPI_ERR_INTERN, "rank %d published a locality of %zu bytes", i,
                           blob.size());
-    std::memcpy(&r.locality[i], blob.data(), sizeof(loom::api::Locality));
+    std::memcpy(&r.locality[i], blob.data(), sizeof(loom::Locality));
   }
   return Status::ok();
 }

@@ -12,19 +12,14 @@
 #include "core/bootstrap.h"
 #include "core/comm.h"
 #include "core/status.h"
+#include "core/locality.h"
 #include "core/topology.h"
 
 namespace loom::api {
 
 enum class Phase { kBefore, kRunning, kAfter };
 
-// Where each job rank sits, published by every rank at MPI_Init.
-struct Locality {
-  int32_t nodeId = 0;
-  int32_t package = -1;
-  int32_t numaNode = -1;
-  int32_t core = -1;
-};
+using loom::Locality;  // core/locality.h
 
 struct Runtime {
   Phase phase = Phase::kBefore;
@@ -34,7 +29,7 @@ struct Runtime {
   ProcInfo proc;
   Topology topo;
   Bootstrap boot;
-  std::vector<Locality> locality;  // indexed by job rank
+  std::vector<Locality>& locality = jobLocality();  // indexed by job rank
   std::unique_ptr<Comm> world;
   std::unique_ptr<Comm> self;
 };

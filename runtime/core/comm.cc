@@ -7,6 +7,7 @@ Errhandler gErrorsReturn{Errhandler::Kind::kReturn, "MPI_ERRORS_RETURN"};
 
 Comm::~Comm() {
   magic_ = 0;
+  if (collState_ && collStateDeleter) collStateDeleter(collState_);
   if (ownsContextId_) contextIds().give(contextId_);
   Group::release(group_);
 }

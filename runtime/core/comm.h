@@ -85,6 +85,13 @@ class Comm : public HandlePool<Comm> {
   // destroyed (not for MPI_COMM_WORLD/SELF, whose ids are reserved).
   void setOwnsContextId(bool yes) { ownsContextId_ = yes; }
 
+  // What the collectives cache per communicator (coll/comm_info.h): opaque
+  // here, built on first use, destroyed with the Comm by the deleter the
+  // collectives install.
+  void* collState() const { return collState_; }
+  void setCollState(void* s) { collState_ = s; }
+  static inline void (*collStateDeleter)(void*) = nullptr;
+
   // Reference counting for communicators created with `new`.
   void retain() { ++refs_; }
   static void release(Comm* c);
@@ -103,6 +110,7 @@ class Comm : public HandlePool<Comm> {
   std::string name_;
   Errhandler* errhandler_ = &gErrorsAreFatal;
   std::vector<Attribute> attrs_;
+  void* collState_ = nullptr;
 };
 
 // The context ids this process has free, one bit each (1 = free).

@@ -42,6 +42,18 @@ constexpr Param kParams[] = {
      "forbidden), 1, 0"},
     {"LOOM_SHM_PIPELINE_CHUNK", "64k", "Chunk size of the rendezvous copy pipeline"},
     // Collectives: one override per collective (loom-info --coll lists the names)
+    // Shared-memory collectives (ranks of one node read each other's data)
+    {"LOOM_COLL_SHM", "auto",
+     "Shared-memory collectives for communicators whose ranks share a node: auto (on for "
+     "2..LOOM_COLL_SHM_MAX_RANKS ranks), 0 (off)"},
+    {"LOOM_COLL_SHM_SLOT", "64k",
+     "Bytes of each rank's staging slot in a communicator's collective segment (two are "
+     "kept per rank); larger messages go through it in pieces of this size"},
+    {"LOOM_COLL_SHM_MAX_RANKS", "64",
+     "Largest communicator that gets a shared-memory collective segment"},
+    {"LOOM_COLL_VIRTUAL_NODE_SIZE", "0",
+     "Collectives only: treat each block of this many consecutive job ranks as one node "
+     "(tests the hierarchical algorithms on one machine); 0 uses the real nodes"},
     {"LOOM_COLL_BARRIER", "auto", "Algorithm of MPI_Barrier and MPI_Ibarrier: auto (the rules) or a name"},
     {"LOOM_COLL_BCAST", "auto", "Algorithm of MPI_Bcast and MPI_Ibcast: auto (the rules) or a name"},
     {"LOOM_COLL_REDUCE", "auto", "Algorithm of MPI_Reduce and MPI_Ireduce: auto (the rules) or a name"},

@@ -15,10 +15,15 @@ set(_cm_v2 -x LOOM_COLL_BCAST=scatter_allgather -x LOOM_COLL_GATHER=linear
     -x LOOM_COLL_ALLTOALL=pairwise -x LOOM_COLL_ALLTOALLV=linear -x LOOM_COLL_ALLTOALLW=linear)
 set(_cm_v3 -x LOOM_COLL_BCAST=linear -x LOOM_COLL_ALLGATHER=ring -x LOOM_COLL_ALLTOALL=linear)
 set(_cm_auto "")
+# The shared-memory algorithms (chosen by the rules on one node) with 4 KiB
+# slots, so large messages take many pipelined steps; and the rules without
+# them.
+set(_cm_shm -x LOOM_COLL_SHM_SLOT=4096 -x LOOM_COLL_BCAST=shm -x LOOM_COLL_ALLGATHER=shm)
+set(_cm_noshm -x LOOM_COLL_SHM=0)
 
 foreach(n 1 2 3 4 5 8)
   set(_mode sweep)
-  foreach(v v1 v2 v3 auto)
+  foreach(v v1 v2 v3 auto shm noshm)
     loom_mp_test(mp.coll.move.${v}.${n} TIMEOUT 120
                  COMMAND --stdout-count "^coll_move: rank [0-9]+ ok=${n}"
                  -- ${LOOMRUN} -n ${n} ${_cm_${v}} $<TARGET_FILE:mp_coll_move> ${_mode})
@@ -29,6 +34,9 @@ foreach(n 1 2 3 4 5 8)
   loom_mp_test(mp.coll.move.nonblocking_forced.${n} TIMEOUT 60
                COMMAND --stdout-count "^coll_move: rank [0-9]+ ok=${n}"
                -- ${LOOMRUN} -n ${n} ${_cm_v1} $<TARGET_FILE:mp_coll_move> nonblocking)
+  loom_mp_test(mp.coll.move.nonblocking_shm.${n} TIMEOUT 60
+               COMMAND --stdout-count "^coll_move: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} ${_cm_shm} $<TARGET_FILE:mp_coll_move> nonblocking)
   loom_mp_test(mp.coll.move.errors.${n} TIMEOUT 60
                COMMAND --stdout-count "^coll_move: rank [0-9]+ ok=${n}"
                -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_move> errors)

@@ -3,4 +3,24 @@ loom_mp_program(mp_coll_barrier progs/coll_barrier.c)
 foreach(n 1 2 3 4 5 8)
   loom_mp_test(mp.coll.barrier.${n} COMMAND --stdout-count "^coll_barrier: rank [0-9]+ ok=${n}"
                -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_barrier>)
+  loom_mp_test(mp.coll.barrier.dissemination.${n}
+               COMMAND --stdout-count "^coll_barrier: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} -x LOOM_COLL_BARRIER=dissemination
+               $<TARGET_FILE:mp_coll_barrier>)
 endforeach()
+
+# The shared-memory collectives' own cases (coll/shm/), with the default
+# slot and with 4 KiB slots (large messages in many pipelined steps).
+loom_mp_program(mp_coll_shm progs/coll_shm.c)
+foreach(n 1 2 3 4 5 8)
+  loom_mp_test(mp.coll.shm.${n} TIMEOUT 120
+               COMMAND --stdout-count "^coll_shm: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_shm>)
+  loom_mp_test(mp.coll.shm.slot4k.${n} TIMEOUT 120
+               COMMAND --stdout-count "^coll_shm: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} -x LOOM_COLL_SHM_SLOT=4096 $<TARGET_FILE:mp_coll_shm>)
+endforeach()
+# The rules pick the shared-memory algorithms on one node.
+loom_mp_test(mp.coll.shm.selected TIMEOUT 60
+             COMMAND --stderr-re "allreduce, 8 bytes, 3 ranks: shm"
+             -- ${LOOMRUN} -n 3 -x LOOM_DEBUG=coll $<TARGET_FILE:mp_coll_shm>)

@@ -76,7 +76,7 @@ void unpackInto(std::byte* buf, int64_t count, Datatype* t, const Bytes& in) {
 std::vector<const Algorithm*> algorithmsOf(Collective c) {
   std::vector<const Algorithm*> v;
   for (const Algorithm& a : loom::coll::algorithms())
-    if (a.coll == c) v.push_back(&a);
+    if (a.coll == c && a.build) v.push_back(&a);  // schedule-based ones: the simulator runs those
   return v;
 }
 

@@ -1,0 +1,59 @@
+// Allgather through the communicator's shared segment (coll/shm/shm_coll.h).
+//
+// What: every rank copies its block into its slot, piece by piece; once a
+// step's pieces are all there, every rank copies all of them into its
+// result.
+// Steps: ceil(block / slot) (one for empty blocks).
+// Cost: block beta to stage plus p * block beta to collect, per rank, in
+// parallel; one flag transfer per peer per step, against log2 p (recursive
+// doubling, Bruck) or p - 1 (ring) message latencies.
+// Restrictions: all ranks on one node. Any p, any datatypes (packed through
+// the slots), MPI_IN_PLACE (the own block is left where it is).
+#include "coll/algorithms.h"
+#include "coll/shm/shm_steps.h"
+
+namespace loom::coll {
+namespace {
+
+bool run(ShmColl& c, ShmOp& op) {
+  const CollArgs& a = op.args;
+  const int p = c.size();
+  const int64_t blockExtent = a.recvCount * a.recvType->extent();
+  for (; op.step < op.steps; ++op.step, op.phase = 0) {
+    const uint64_t k = op.base + op.step;
+    const size_t off = op.step * op.piece;
+    const size_t len = std::min(op.piece, op.bytes - std::min(op.bytes, off));
+    if (op.phase == 0) {
+      if (!c.allReached(k - 1)) return false;  // everyone is done with slot k % 2
+      if (a.inPlace)
+        shm::packPiece(static_cast<char*>(a.recvbuf) + c.rank() * blockExtent, a.recvCount,
+                       a.recvType, off, c.slot(c.rank(), k), len);
+      else
+        shm::packPiece(a.sendbuf, a.count, a.type, off, c.slot(c.rank(), k), len);
+      c.publish(k);
+      op.phase = 1;
+    }
+    if (!c.allReached(k)) return false;
+    for (int r = 0; r < p; ++r) {
+      if (r == c.rank() && a.inPlace) continue;
+      shm::unpackPiece(static_cast<char*>(a.recvbuf) + r * blockExtent, a.recvCount, a.recvType,
+                       off, c.slot(r, k), len);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Status allgatherShm(const CollArgs& a, Request** out) {
+  ShmColl* c = ShmColl::of(a.comm);
+  ShmOp* op = c->newOp();
+  op->args = a;
+  op->run = run;
+  op->bytes = a.recvType->packedSize(a.recvCount);  // = the send signature's
+  op->piece = c->slotBytes();
+  op->steps = shm::stepsFor(op->bytes, op->piece);
+  return c->start(op, out);
+}
+
+}  // namespace loom::coll

@@ -1,0 +1,251 @@
+#include "coll/shm/shm_coll.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "coll/comm_info.h"
+#include "coll/op.h"
+#include "coll/schedule.h"
+#include "core/locality.h"
+#include "core/log.h"
+#include "core/params.h"
+#include "core/progress.h"
+
+namespace loom::coll {
+namespace {
+
+// Contexts with queued ops, driven by one progress hook.
+std::vector<ShmColl*>& active() {
+  static std::vector<ShmColl*> list;
+  return list;
+}
+bool gHooked = false;
+
+struct Header {
+  std::atomic<int32_t> attached;  // ranks that mapped the segment; the last unlinks it
+};
+
+constexpr size_t kPage = 4096;
+size_t roundUp(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+size_t slotParam() {
+  static const size_t v = [] {
+    int64_t s = params::getInt("LOOM_COLL_SHM_SLOT");
+    if (s < 4096) s = 4096;
+    return roundUp(static_cast<size_t>(s), 64);
+  }();
+  return v;
+}
+
+}  // namespace
+
+bool ShmColl::eligible(Comm* c) {
+  CommInfo& info = commInfo(c);
+  if (info.shm) return true;
+  if (info.shmDeclined) return false;
+  static const bool on = params::getString("LOOM_COLL_SHM") != "0";
+  static const int64_t maxRanks = params::getInt("LOOM_COLL_SHM_MAX_RANKS");
+  const bool ok = on && c->size() >= 2 && c->size() <= maxRanks && info.nodes == 1 &&
+                  !jobNamespace().empty();
+  if (!ok) info.shmDeclined = true;
+  return ok;
+}
+
+ShmColl* ShmColl::of(Comm* c) {
+  if (!eligible(c)) return nullptr;
+  CommInfo& info = commInfo(c);
+  if (!info.shm) info.shm.reset(new ShmColl(c));
+  return info.shm.get();
+}
+
+ShmColl::ShmColl(Comm* c) : comm_(c), size_(c->size()), rank_(c->rank()), slot_(slotParam()) {
+  // Rank 0 makes the segment and tells the others its number; they map it
+  // when the number arrives (ready()). Nothing here waits for a peer.
+  auto s = std::make_unique<Schedule>(c, c->nextCollectiveTag());
+  if (rank_ == 0) {
+    static uint64_t created = 0;
+    number_ = ++created;
+    setupStatus_ = create();
+    if (!setupStatus_.isOk()) number_ = 0;  // tells the others it failed
+    for (int r = 1; r < size_; ++r) s->send(&number_, 1, predefinedDatatype(reinterpret_cast<uintptr_t>(MPI_UINT64_T)), r);
+  } else {
+    s->recv(&number_, 1, predefinedDatatype(reinterpret_cast<uintptr_t>(MPI_UINT64_T)), 0);
+  }
+  Status st = Schedule::start(std::move(s), &setup_);
+  if (!st.isOk() && setupStatus_.isOk()) setupStatus_ = st;
+}
+
+ShmColl::~ShmColl() {
+  auto& list = active();
+  list.erase(std::remove(list.begin(), list.end(), this), list.end());
+  if (setup_) {
+    progress::waitUntil([this] { return setup_->complete; });
+    Request::release(setup_);
+  }
+  for (ShmOp* op : pool_) delete op;
+  for (ShmOp* op : queue_) delete op;
+  if (base_) munmap(base_, mapped_);
+}
+
+Status ShmColl::create() {
+  // Layout: header, one flag per rank, two slots per rank (page aligned).
+  const size_t flagsAt = 64;
+  const size_t slotsAt = roundUp(flagsAt + size_ * kFlagStride, kPage);
+  mapped_ = slotsAt + static_cast<size_t>(size_) * 2 * slot_;
+  name_ = "/loom-" + jobNamespace() + "-coll-" + std::to_string(comm_->worldRank(0)) + "-" +
+          std::to_string(number_);
+  int fd = shm_open(name_.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  if (fd < 0)
+    return errorf(MPI_ERR_NO_MEM, "shm_open(%s) for the shared-memory collectives: %s "
+                  "(LOOM_COLL_SHM=0 turns them off)", name_.c_str(), std::strerror(errno));
+  if (ftruncate(fd, static_cast<off_t>(mapped_)) != 0) {
+    int e = errno;
+    close(fd);
+    shm_unlink(name_.c_str());
+    return errorf(MPI_ERR_NO_MEM, "ftruncate(%s, %zu) for the shared-memory collectives: %s",
+                  name_.c_str(), mapped_, std::strerror(e));
+  }
+  void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) {
+    shm_unlink(name_.c_str());
+    return errorf(MPI_ERR_NO_MEM, "mmap of %zu bytes for the shared-memory collectives: %s",
+                  mapped_, std::strerror(errno));
+  }
+  auto* h = new (p) Header;
+  h->attached.store(1, std::memory_order_relaxed);
+  base_ = p;
+  flags_ = static_cast<std::byte*>(p) + flagsAt;
+  slots_ = static_cast<std::byte*>(p) + slotsAt;
+  return Status::ok();
+}
+
+Status ShmColl::attach() {
+  if (number_ == 0)
+    return errorf(MPI_ERR_NO_MEM, "rank 0 could not create the shared-memory collectives' "
+                  "segment (its log says why; LOOM_COLL_SHM=0 turns them off)");
+  const size_t flagsAt = 64;
+  const size_t slotsAt = roundUp(flagsAt + size_ * kFlagStride, kPage);
+  mapped_ = slotsAt + static_cast<size_t>(size_) * 2 * slot_;
+  name_ = "/loom-" + jobNamespace() + "-coll-" + std::to_string(comm_->worldRank(0)) + "-" +
+          std::to_string(number_);
+  int fd = shm_open(name_.c_str(), O_RDWR, 0600);
+  if (fd < 0)
+    return errorf(MPI_ERR_INTERN, "shm_open(%s): %s", name_.c_str(), std::strerror(errno));
+  void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED)
+    return errorf(MPI_ERR_NO_MEM, "mmap of %zu bytes for the shared-memory collectives: %s",
+                  mapped_, std::strerror(errno));
+  base_ = p;
+  flags_ = static_cast<std::byte*>(p) + flagsAt;
+  slots_ = static_cast<std::byte*>(p) + slotsAt;
+  auto* h = static_cast<Header*>(p);
+  if (h->attached.fetch_add(1, std::memory_order_acq_rel) + 1 == size_)
+    shm_unlink(name_.c_str());
+  return Status::ok();
+}
+
+bool ShmColl::ready() {
+  if (setup_ && setup_->complete) {
+    if (setup_->statusError != MPI_SUCCESS && setupStatus_.isOk())
+      setupStatus_ = errorf(setup_->statusError, "the shared-memory collectives' setup failed");
+    Request::release(setup_);
+    setup_ = nullptr;
+    if (rank_ != 0 && setupStatus_.isOk()) setupStatus_ = attach();
+  }
+  if (!setupStatus_.isOk()) return true;  // the ops fail with it
+  return mapped();
+}
+
+ShmOp* ShmColl::newOp() {
+  ShmOp* op;
+  if (pool_.empty()) {
+    op = new ShmOp;
+  } else {
+    op = pool_.back();
+    pool_.pop_back();
+  }
+  op->step = 0;
+  op->phase = 0;
+  op->status = Status::ok();
+  return op;
+}
+
+void ShmColl::finish(ShmOp* op) {
+  Request* r = op->request;
+  op->request = nullptr;
+  r->statusError = op->status.code();
+  r->finish();
+  pool_.push_back(op);
+}
+
+bool ShmColl::drain() {
+  while (!queue_.empty()) {
+    if (!ready()) return false;
+    ShmOp* op = queue_.front();
+    if (!setupStatus_.isOk())
+      op->status = setupStatus_;
+    else if (!op->run(*this, *op))
+      return false;
+    queue_.pop_front();
+    finish(op);
+  }
+  return true;
+}
+
+int ShmColl::pollAll(void*) {
+  auto& list = active();
+  int events = 0;
+  for (size_t i = 0; i < list.size();) {
+    ShmColl* c = list[i];
+    const size_t before = c->queue_.size();
+    const bool empty = c->drain();
+    events += static_cast<int>(before - c->queue_.size());
+    if (empty) {
+      c->polled_ = false;
+      list[i] = list.back();
+      list.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  return events;
+}
+
+Status ShmColl::start(ShmOp* op, Request** out) {
+  op->base = nextStep_;
+  nextStep_ += op->steps;
+  Request* r = Request::alloc(ReqKind::kColl);
+  r->active = true;
+  r->comm = comm_;
+  op->request = r;
+  *out = r;
+  queue_.push_back(op);
+  if (queue_.size() == 1 && drain()) return op->status;  // done already (op is pooled, intact)
+  if (!polled_) {
+    if (!gHooked) {
+      progress::add(pollAll, nullptr);
+      gHooked = true;
+    }
+    active().push_back(this);
+    polled_ = true;
+  }
+  return Status::ok();
+}
+
+bool shmSupports(const CollArgs& a) { return ShmColl::eligible(a.comm); }
+
+bool shmReductionSupports(const CollArgs& a) {
+  if (!a.op || !a.type || !opValidFor(a.op, a.type)) return false;
+  if (a.op->kind() == Op::Kind::kUser && !a.type->isContiguous()) return false;
+  const size_t unit = reduceUnit(a.type, a.op);
+  return unit > 0 && unit <= slotParam() && ShmColl::eligible(a.comm);
+}
+
+}  // namespace loom::coll

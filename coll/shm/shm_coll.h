@@ -1,0 +1,157 @@
+// Shared-memory collectives: the ranks of a communicator that share one node
+// meet in a segment of their own and read each other's data there, instead
+// of sending messages.
+//
+// The segment. One per communicator, made on the first shared-memory
+// collective: comm rank 0 creates /dev/shm/loom-<nspace>-coll-<rank>-<n>
+// (mode 0600), sends its number to the others on the collective channel
+// (an 8-byte message each, never a blocking wait, so MPI_I* stay
+// nonblocking), and they map it; the last to map it unlinks the name. It
+// holds, per rank, one flag (its own 128-byte line) and two staging slots of
+// LOOM_COLL_SHM_SLOT bytes.
+//
+// Steps. Every collective on the communicator is a fixed number of steps,
+// numbered globally (each call reserves its steps, in call order, which is
+// the same on every rank). At step k a rank may write its slot k % 2, then
+// publishes k in its flag. A published k also says "I have finished reading
+// everything of steps before k". So:
+//   - data of rank r for step k is readable once flag[r] >= k;
+//   - rank r may overwrite its slot k % 2 (last used at step k - 2) once
+//     every flag >= k - 1.
+// Every rank publishes every step, even those where it writes nothing, so
+// one rule serves all algorithms; two slots let a writer run one step ahead
+// of its slowest reader (a pipeline for messages larger than a slot).
+//
+// Driving. Each call is a ShmOp: a resumable function that advances as far
+// as the flags allow and returns. Ops run in call order per communicator,
+// from one progress hook; a blocking collective starts its op and waits on
+// its request like any other. A call whose peers are all there completes
+// inside start(), without the hook.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coll/selector.h"
+#include "core/comm.h"
+#include "core/request.h"
+#include "core/status.h"
+
+namespace loom::coll {
+
+class ShmColl;
+
+// One collective call on the segment.
+struct ShmOp {
+  // Advances as far as possible; true when the call is done (on error too:
+  // then `status` says what failed).
+  using RunFn = bool (*)(ShmColl&, ShmOp&);
+
+  RunFn run = nullptr;
+  CollArgs args;
+  uint64_t base = 0;    // the call's first step
+  uint32_t steps = 0;   // how many it reserved
+  uint32_t step = 0;    // the current one, 0..steps
+  uint8_t phase = 0;    // within the current step (algorithm-defined)
+  size_t bytes = 0;     // packed bytes per rank (algorithm-defined)
+  size_t piece = 0;     // bytes moved per step
+  std::vector<std::byte> scratch;  // a packed accumulator when the type is not contiguous
+  Request* request = nullptr;
+  Status status;
+};
+
+class ShmColl {
+ public:
+  ~ShmColl();
+
+  // The communicator's context: created on first use (starting its setup),
+  // or null when the communicator cannot have one (LOOM_COLL_SHM=0, one
+  // rank, ranks on several nodes, more than LOOM_COLL_SHM_MAX_RANKS).
+  static ShmColl* of(Comm* c);
+  // Whether of(c) would give a context (cheap; for supports()).
+  static bool eligible(Comm* c);
+
+  int size() const { return size_; }
+  int rank() const { return rank_; }
+  size_t slotBytes() const { return slot_; }
+
+  // The call's op, from a pool; the caller fills args, run and steps.
+  ShmOp* newOp();
+  // Reserves the op's steps and runs it: `*out` completes when it is done.
+  // The first error of the context's setup fails the op.
+  Status start(ShmOp* op, Request** out);
+
+  // --- For the algorithms (only while an op runs: the segment is mapped).
+  // Rank r's slot for step k.
+  std::byte* slot(int r, uint64_t k) const {
+    return slots_ + (static_cast<size_t>(r) * 2 + (k & 1)) * slot_;
+  }
+  bool reached(int r, uint64_t k) const {
+    return flag(r).load(std::memory_order_acquire) >= k;
+  }
+  // Every rank has published k.
+  bool allReached(uint64_t k) {
+    if (k <= allMin_) return true;
+    uint64_t m = UINT64_MAX;
+    for (int r = 0; r < size_; ++r) {
+      const uint64_t v = flag(r).load(std::memory_order_acquire);
+      if (v < k) return false;
+      m = v < m ? v : m;
+    }
+    allMin_ = m;
+    return true;
+  }
+  void publish(uint64_t k) { flag(rank_).store(k, std::memory_order_release); }
+
+ private:
+  ShmColl(Comm* c);
+  std::atomic<uint64_t>& flag(int r) const {
+    return *reinterpret_cast<std::atomic<uint64_t>*>(flags_ + static_cast<size_t>(r) * kFlagStride);
+  }
+  // Setup: false while the segment is not mapped yet.
+  bool ready();
+  Status create();
+  Status attach();
+  // Runs queued ops in order; true when the queue emptied.
+  bool drain();
+  static int pollAll(void*);
+  void finish(ShmOp* op);
+
+  static constexpr size_t kFlagStride = 128;  // a flag per pair of cache lines
+
+  Comm* comm_;
+  int size_, rank_;
+  size_t slot_;
+  uint64_t nextStep_ = 1;
+  uint64_t allMin_ = 0;
+
+  // The mapping.
+  std::string name_;
+  void* base_ = nullptr;
+  size_t mapped_ = 0;
+  std::byte* flags_ = nullptr;
+  std::byte* slots_ = nullptr;
+
+  // Setup: rank 0 sends the segment's number, the others receive it.
+  uint64_t number_ = 0;
+  Request* setup_ = nullptr;
+  Status setupStatus_;
+  bool mapped() const { return base_ != nullptr; }
+
+  std::deque<ShmOp*> queue_;  // started, not done, in call order
+  std::vector<ShmOp*> pool_;  // free ops
+  bool polled_ = false;       // in the progress hook's list
+};
+
+// The shared-memory algorithms' supports(): the communicator can have a
+// context (ShmColl::eligible) and, for reductions, the op can run on the
+// packed stream (predefined, or a user op on a contiguous type).
+bool shmSupports(const CollArgs& a);
+bool shmReductionSupports(const CollArgs& a);
+
+}  // namespace loom::coll
