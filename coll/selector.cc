@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "coll/comm_info.h"
 #include "core/log.h"
@@ -33,8 +34,10 @@ constexpr Rule kRules[] = {
     // 12 KiB (MPICH's short-message limit) or below 8 ranks the binomial
     // tree's log2(p) latencies win; above, scatter + ring allgather moves
     // ~2n bytes instead of log2(p) * n.
-    // One node: the root stages, the others copy out in parallel.
-    {Collective::kBcast, kAny, 2, 64, false, "shm", 1, 1},
+    // One node: the root stages, the others copy out in parallel. Above
+    // 16 KiB the rendezvous' single copy beats staging's two (measured at
+    // 2 and 4 ranks, docs/benchmarks.md).
+    {Collective::kBcast, 16384, 2, 64, false, "shm", 1, 1},
     {Collective::kBcast, kAny, 1, 2, false, "linear"},
     {Collective::kBcast, 12288, 1, kAnyRanks, false, "binomial"},
     {Collective::kBcast, kAny, 1, 7, false, "binomial"},
@@ -53,8 +56,9 @@ constexpr Rule kRules[] = {
     // the ring's neighbour-only traffic is kinder to memory and networks);
     // Bruck's log2 latencies beat the ring for blocks up to 2 KiB despite
     // its pack/unpack of the whole result; the ring for the rest.
-    // One node: all stage, all copy every block.
-    {Collective::kAllgather, kAny, 2, 64, false, "shm", 1, 1},
+    // One node: all stage, all copy every block; up to 4 KiB blocks (p
+    // blocks are copied out per rank, two copies per byte).
+    {Collective::kAllgather, 4096, 2, 64, false, "shm", 1, 1},
     {Collective::kAllgather, 32768, 1, kAnyRanks, true, "recursive_doubling"},
     {Collective::kAllgather, 2048, 1, kAnyRanks, false, "bruck"},
     {Collective::kAllgather, kAny, 1, kAnyRanks, false, "ring"},
@@ -87,8 +91,9 @@ constexpr Rule kRules[] = {
     // reduce: the binomial tree is latency-optimal and, without a
     // reduce-scatter + gather variant, also the best we have for large
     // vectors; the chain keeps rank order for non-commutative ops.
-    // One node: all stage, the root folds.
-    {Collective::kReduce, kAny, 2, 64, false, "shm", 1, 1},
+    // One node: all stage, the root folds; up to 16 KiB (beyond, the
+    // two copies per byte lose to messages' single copy).
+    {Collective::kReduce, 16384, 2, 64, false, "shm", 1, 1},
     {Collective::kReduce, kAny, 1, kAnyRanks, false, "binomial"},
     {Collective::kReduce, kAny, 1, kAnyRanks, false, "linear"},
     // allreduce: recursive doubling costs log p*(alpha + n*beta + n*gamma),
@@ -99,9 +104,9 @@ constexpr Rule kRules[] = {
     // otherwise its fold-in/out adds 2*n*beta, so the ring up to 8 ranks
     // (where 2(p-1) alphas are still cheap) and Rabenseifner beyond.
     // One node: all stage, every rank folds every slot (p - 1 reads of n
-    // bytes each), so only while p is small or n is.
-    {Collective::kAllreduce, kAny, 2, 8, false, "shm", 1, 1},
-    {Collective::kAllreduce, 16384, 9, 64, false, "shm", 1, 1},
+    // bytes each); up to 16 KiB, where it measured 2-3x faster than
+    // recursive doubling at 2 and 4 ranks and slower beyond.
+    {Collective::kAllreduce, 16384, 2, 64, false, "shm", 1, 1},
     {Collective::kAllreduce, 16384, 1, kAnyRanks, false, "recursive_doubling"},
     {Collective::kAllreduce, kAny, 1, kAnyRanks, true, "rabenseifner"},
     {Collective::kAllreduce, kAny, 1, 8, false, "ring"},
@@ -179,29 +184,60 @@ static const std::string& overrideOf(Collective c) {
   return table[static_cast<size_t>(c)];
 }
 
+// Each collective's rules with their algorithms looked up once (select()
+// runs on every call: string lookups there would cost more than a small
+// collective).
+namespace {
+struct Resolved {
+  const Rule* rule;
+  const Algorithm* alg;  // null: a rule naming no algorithm (a table bug)
+};
+const std::vector<Resolved>& rulesOf(Collective c) {
+  static const auto table = [] {
+    std::array<std::vector<Resolved>, static_cast<size_t>(Collective::kCount)> t;
+    for (const Rule& r : kRules)
+      t[static_cast<size_t>(r.coll)].push_back({&r, findAlgorithm(r.coll, r.algorithm)});
+    return t;
+  }();
+  return table[static_cast<size_t>(c)];
+}
+const Algorithm* forcedAlgorithm(Collective c) {
+  static const auto table = [] {
+    std::array<const Algorithm*, static_cast<size_t>(Collective::kCount)> t{};
+    for (size_t i = 0; i < t.size(); ++i) {
+      const std::string& name = overrideOf(static_cast<Collective>(i));
+      if (!name.empty()) t[i] = findAlgorithm(static_cast<Collective>(i), name);
+    }
+    return t;
+  }();
+  return table[static_cast<size_t>(c)];
+}
+}  // namespace
+
 Status select(const CollArgs& args, const Algorithm** out) {
   const std::string& forced = overrideOf(args.coll);
   if (!forced.empty()) {
-    const std::string param = overrideParam(args.coll);
-    const Algorithm* a = findAlgorithm(args.coll, forced);
+    const Algorithm* a = forcedAlgorithm(args.coll);
     if (!a)
-      return errorf(MPI_ERR_ARG, "%s=%s names no %s algorithm (choices: %s)", param.c_str(),
-                    forced.c_str(), collectiveName(args.coll), choices(args.coll).c_str());
+      return errorf(MPI_ERR_ARG, "%s=%s names no %s algorithm (choices: %s)",
+                    overrideParam(args.coll).c_str(), forced.c_str(), collectiveName(args.coll),
+                    choices(args.coll).c_str());
     if (!a->supports || a->supports(args)) {
       *out = a;
       return Status::ok();
     }
-    log::debug("coll", "%s=%s cannot run this call; using the rules", param.c_str(),
-               forced.c_str());
+    log::debug("coll", "%s=%s cannot run this call; using the rules",
+               overrideParam(args.coll).c_str(), forced.c_str());
   }
   const int p = args.comm->size();
   const CommInfo& info = commInfo(args.comm);
-  for (const Rule& r : kRules) {
-    if (r.coll != args.coll || args.bytes > r.maxBytes || p < r.minRanks || p > r.maxRanks ||
+  for (const Resolved& rr : rulesOf(args.coll)) {
+    const Rule& r = *rr.rule;
+    if (args.bytes > r.maxBytes || p < r.minRanks || p > r.maxRanks ||
         (r.pow2Only && !isPow2(p)) || info.nodes < r.minNodes || info.nodes > r.maxNodes ||
         info.minPerNode < r.minPerNode)
       continue;
-    const Algorithm* a = findAlgorithm(args.coll, r.algorithm);
+    const Algorithm* a = rr.alg;
     if (a && (!a->supports || a->supports(args))) {
       *out = a;
       return Status::ok();

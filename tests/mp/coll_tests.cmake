@@ -9,16 +9,23 @@ foreach(n 1 2 3 4 5 8)
                $<TARGET_FILE:mp_coll_barrier>)
 endforeach()
 
-# The shared-memory collectives' own cases (coll/shm/), with the default
-# slot and with 4 KiB slots (large messages in many pipelined steps).
+# The shared-memory collectives' own cases (coll/shm/), forced at every
+# size, with the default slot and with 4 KiB slots (large messages in many
+# pipelined steps); and with the rules' choices.
 loom_mp_program(mp_coll_shm progs/coll_shm.c)
+set(_shm_all -x LOOM_COLL_BARRIER=shm -x LOOM_COLL_BCAST=shm -x LOOM_COLL_REDUCE=shm
+    -x LOOM_COLL_ALLREDUCE=shm -x LOOM_COLL_ALLGATHER=shm)
 foreach(n 1 2 3 4 5 8)
   loom_mp_test(mp.coll.shm.${n} TIMEOUT 120
                COMMAND --stdout-count "^coll_shm: rank [0-9]+ ok=${n}"
-               -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_shm>)
+               -- ${LOOMRUN} -n ${n} ${_shm_all} $<TARGET_FILE:mp_coll_shm>)
   loom_mp_test(mp.coll.shm.slot4k.${n} TIMEOUT 120
                COMMAND --stdout-count "^coll_shm: rank [0-9]+ ok=${n}"
-               -- ${LOOMRUN} -n ${n} -x LOOM_COLL_SHM_SLOT=4096 $<TARGET_FILE:mp_coll_shm>)
+               -- ${LOOMRUN} -n ${n} ${_shm_all} -x LOOM_COLL_SHM_SLOT=4096
+               $<TARGET_FILE:mp_coll_shm>)
+  loom_mp_test(mp.coll.shm.auto.${n} TIMEOUT 120
+               COMMAND --stdout-count "^coll_shm: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_shm>)
 endforeach()
 # The rules pick the shared-memory algorithms on one node.
 loom_mp_test(mp.coll.shm.selected TIMEOUT 60
