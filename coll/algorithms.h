@@ -19,6 +19,8 @@ Status bcastShm(const CollArgs& a, Request** out);
 Status reduceShm(const CollArgs& a, Request** out);
 Status allreduceShm(const CollArgs& a, Request** out);
 Status allgatherShm(const CollArgs& a, Request** out);
+Status allreduceCma(const CollArgs& a, Request** out);  // reads peers' buffers (core/cma.h)
+bool allreduceCmaSupports(const CollArgs& a);
 bool shmSupports(const CollArgs& a);
 bool shmReductionSupports(const CollArgs& a);
 // ---- end shared memory ----

@@ -23,6 +23,9 @@ constexpr Algorithm kAlgorithms[] = {
      shmReductionSupports, nullptr, allreduceShm},
     {Collective::kAllgather, "shm", "one node: all stage their block, all copy every block",
      shmSupports, nullptr, allgatherShm},
+    {Collective::kAllreduce, "cma",
+     "one node: rank i reduces chunk i reading peers' buffers directly, all read all chunks",
+     allreduceCmaSupports, nullptr, allreduceCma},
     // ---- end shared memory ----
     // ---- begin data movement (bcast, gather, scatter, allgather, alltoall) ----
     {Collective::kBcast, "binomial", "binomial tree, whole message per level; small messages",

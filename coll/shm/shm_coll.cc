@@ -122,7 +122,14 @@ Status ShmColl::create() {
   base_ = p;
   flags_ = static_cast<std::byte*>(p) + flagsAt;
   slots_ = static_cast<std::byte*>(p) + slotsAt;
+  setPid();
   return Status::ok();
+}
+
+// Next to this rank's flag; written before its first publish, so a peer
+// that has seen any step of this rank sees it.
+void ShmColl::setPid() {
+  *reinterpret_cast<int32_t*>(flags_ + static_cast<size_t>(rank_) * kFlagStride + 8) = getpid();
 }
 
 Status ShmColl::attach() {
@@ -145,6 +152,7 @@ Status ShmColl::attach() {
   base_ = p;
   flags_ = static_cast<std::byte*>(p) + flagsAt;
   slots_ = static_cast<std::byte*>(p) + slotsAt;
+  setPid();
   auto* h = static_cast<Header*>(p);
   if (h->attached.fetch_add(1, std::memory_order_acq_rel) + 1 == size_)
     shm_unlink(name_.c_str());

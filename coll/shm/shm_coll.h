@@ -107,6 +107,10 @@ class ShmColl {
     return true;
   }
   void publish(uint64_t k) { flag(rank_).store(k, std::memory_order_release); }
+  // Rank r's process id (for single-copy reads of its buffers).
+  int pid(int r) const {
+    return *reinterpret_cast<const int32_t*>(flags_ + static_cast<size_t>(r) * kFlagStride + 8);
+  }
 
  private:
   ShmColl(Comm* c);
@@ -117,6 +121,7 @@ class ShmColl {
   bool ready();
   Status create();
   Status attach();
+  void setPid();
   // Runs queued ops in order; true when the queue emptied.
   bool drain();
   static int pollAll(void*);

@@ -18,8 +18,9 @@ set(_red_d -x LOOM_COLL_ALLREDUCE=reduce_bcast -x COLL_REDUCE_QUICK=1)
 # without shared memory.
 set(_red_shm -x LOOM_COLL_SHM_SLOT=4096 -x LOOM_COLL_REDUCE=shm -x LOOM_COLL_ALLREDUCE=shm)
 set(_red_noshm -x LOOM_COLL_SHM=0)
+set(_red_cma -x LOOM_COLL_ALLREDUCE=cma -x LOOM_COLL_SHM_SLOT=4096)
 foreach(n 1 2 3 4 5 8)
-  foreach(v auto a b c d shm noshm)
+  foreach(v auto a b c d shm noshm cma)
     loom_mp_test(mp.coll.reduce.${v}.${n} TIMEOUT 120
                  COMMAND --stdout-count "^coll_reduce: rank [0-9]+ ok=${n}"
                  -- ${LOOMRUN} -n ${n} ${_red_${v}} $<TARGET_FILE:mp_coll_reduce>)

@@ -23,6 +23,9 @@ foreach(n 1 2 3 4 5 8)
                COMMAND --stdout-count "^coll_shm: rank [0-9]+ ok=${n}"
                -- ${LOOMRUN} -n ${n} ${_shm_all} -x LOOM_COLL_SHM_SLOT=4096
                $<TARGET_FILE:mp_coll_shm>)
+  loom_mp_test(mp.coll.shm.cma.${n} TIMEOUT 120
+               COMMAND --stdout-count "^coll_shm: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} -x LOOM_COLL_ALLREDUCE=cma $<TARGET_FILE:mp_coll_shm>)
   loom_mp_test(mp.coll.shm.auto.${n} TIMEOUT 120
                COMMAND --stdout-count "^coll_shm: rank [0-9]+ ok=${n}"
                -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_shm>)
