@@ -181,6 +181,7 @@ ShmOp* ShmColl::newOp() {
   }
   op->step = 0;
   op->phase = 0;
+  op->signed_ = false;
   op->status = Status::ok();
   return op;
 }
@@ -193,14 +194,76 @@ void ShmColl::finish(ShmOp* op) {
   pool_.push_back(op);
 }
 
+// What each rank says of its current call, next to its flag, so that ranks
+// that passed different arguments find out instead of hanging or mixing
+// data: the call's first step (written last), collective, root and bytes.
+struct ShmColl::Signature {
+  std::atomic<uint64_t> base;
+  uint64_t bytes;
+  uint32_t coll;
+  int32_t root;
+};
+
+ShmColl::Signature& ShmColl::signature(int r) const {
+  return *reinterpret_cast<Signature*>(flags_ + static_cast<size_t>(r) * kFlagStride + 16);
+}
+
+void ShmColl::sign(const ShmOp& op) {
+  Signature& s = signature(rank_);
+  s.base.store(0, std::memory_order_relaxed);
+  s.bytes = op.bytes;
+  s.coll = static_cast<uint32_t>(op.args.coll);
+  s.root = op.args.root;
+  s.base.store(op.base, std::memory_order_release);
+}
+
+// The first difference between this call and a peer's description of the
+// same call (a peer that has moved on to a later call is not compared).
+Status ShmColl::checkSignatures(const ShmOp& op) const {
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    const Signature& s = signature(r);
+    if (s.base.load(std::memory_order_acquire) != op.base) continue;
+    const uint64_t bytes = s.bytes;
+    const uint32_t coll = s.coll;
+    const int32_t root = s.root;
+    if (s.base.load(std::memory_order_acquire) != op.base) continue;  // changed meanwhile
+    if (coll != static_cast<uint32_t>(op.args.coll))
+      return errorf(MPI_ERR_OTHER, "rank %d called %s where this rank called %s", r,
+                    collectiveName(static_cast<Collective>(coll)), collectiveName(op.args.coll));
+    if (root != op.args.root)
+      return errorf(MPI_ERR_ROOT, "rank %d passed root %d where this rank passed %d", r, root,
+                    op.args.root);
+    if (bytes != op.bytes)
+      return errorf(MPI_ERR_TRUNCATE, "rank %d passed %llu bytes where this rank passed %llu "
+                    "(counts or datatypes differ)", r, static_cast<unsigned long long>(bytes),
+                    static_cast<unsigned long long>(op.bytes));
+  }
+  return Status::ok();
+}
+
 bool ShmColl::drain() {
   while (!queue_.empty()) {
     if (!ready()) return false;
     ShmOp* op = queue_.front();
-    if (!setupStatus_.isOk())
+    if (!setupStatus_.isOk()) {
       op->status = setupStatus_;
-    else if (!op->run(*this, *op))
-      return false;
+    } else {
+      if (!op->signed_) {
+        sign(*op);
+        op->signed_ = true;
+      }
+      const bool done = op->run(*this, *op);
+      Status st = checkSignatures(*op);
+      if (!st.isOk()) {
+        // Give up on this call, but publish its steps so no peer waits for
+        // them (each will find the mismatch, or read what is there).
+        op->status = st;
+        publish(op->base + op->steps - 1);
+      } else if (!done) {
+        return false;
+      }
+    }
     queue_.pop_front();
     finish(op);
   }

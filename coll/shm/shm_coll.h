@@ -63,6 +63,7 @@ struct ShmOp {
   std::vector<std::byte> scratch;  // a packed accumulator when the type is not contiguous
   Request* request = nullptr;
   Status status;
+  bool signed_ = false;  // its signature is published (ShmColl::sign)
 };
 
 class ShmColl {
@@ -122,6 +123,10 @@ class ShmColl {
   Status create();
   Status attach();
   void setPid();
+  struct Signature;
+  Signature& signature(int r) const;
+  void sign(const ShmOp& op);
+  Status checkSignatures(const ShmOp& op) const;
   // Runs queued ops in order; true when the queue emptied.
   bool drain();
   static int pollAll(void*);

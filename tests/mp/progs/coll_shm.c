@@ -10,7 +10,9 @@
  *    doubles, MPI_DOUBLE_INT with MINLOC whose packed form differs from its
  *    layout), and zero-size calls;
  *  - results bitwise identical on every rank (float sums of values that
- *    round differently in different orders).
+ *    round differently in different orders);
+ *  - ranks that pass different counts or roots get an error, not a hang
+ *    (MPI_ERRORS_RETURN on the communicator).
  * Prints "coll_shm: rank R ok". */
 #include <mpi.h>
 #include <stdio.h>
@@ -157,6 +159,43 @@ static void identicalBits(void) {
   free(hi);
 }
 
+/* Only where the shared-memory algorithms are forced: with the rules, ranks
+ * that pass different sizes may pick different algorithms (message-based
+ * ones cannot tell such a mismatch from a slow peer). */
+static void mismatches(void) {
+  const char* ar = getenv("LOOM_COLL_ALLREDUCE");
+  const char* bc = getenv("LOOM_COLL_BCAST");
+  if (size < 2 || !ar || strcmp(ar, "shm") || !bc || strcmp(bc, "shm")) return;
+  MPI_Comm d;
+  /* Counts differ: every rank waits for all, so every rank finds out. */
+  long big[40000];
+  for (int i = 0; i < 40000; ++i) big[i] = i;
+  for (int k = 0; k < 2; ++k) {
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    OK(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN));
+    long out[40000];
+    const int n = k == 0 ? (rank == 0 ? 2 : 1) : (rank == 0 ? 40000 : 10);
+    int rc = MPI_Allreduce(big, out, n, MPI_LONG, MPI_SUM, d);
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_TRUNCATE);
+    OK(MPI_Comm_free(&d));
+  }
+  /* Roots differ: rank 2 waits for "its" root, rank 1, which thinks it is
+   * not the root, and so finds out. */
+  if (size >= 3) {
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    OK(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN));
+    int v = rank;
+    int rc = MPI_Bcast(&v, 1, MPI_INT, rank == 2 ? 1 : 0, d);
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    if (rank == 2) CHECK(cls == MPI_ERR_ROOT);
+    OK(MPI_Comm_free(&d));
+  }
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -166,6 +205,7 @@ int main(int argc, char** argv) {
   manyCommunicators();
   noncontiguous();
   identicalBits();
+  mismatches();
   printf("coll_shm: rank %d ok\n", rank);
   MPI_Finalize();
   return 0;
