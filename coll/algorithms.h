@@ -19,10 +19,15 @@ Status bcastShm(const CollArgs& a, Request** out);
 Status reduceShm(const CollArgs& a, Request** out);
 Status allreduceShm(const CollArgs& a, Request** out);
 Status allgatherShm(const CollArgs& a, Request** out);
+Status gatherShm(const CollArgs& a, Request** out);
+Status scatterShm(const CollArgs& a, Request** out);
+Status alltoallShm(const CollArgs& a, Request** out);
+bool alltoallShmSupports(const CollArgs& a);
 Status allreduceCma(const CollArgs& a, Request** out);  // reads peers' buffers (core/cma.h)
 bool allreduceCmaSupports(const CollArgs& a);
 bool shmSupports(const CollArgs& a);
 bool shmReductionSupports(const CollArgs& a);
+bool shmRootedSupports(const CollArgs& a);
 // ---- end shared memory ----
 // ---- begin data movement ----
 // Buffers as the API fills CollArgs: bcast moves recvbuf (count, type);

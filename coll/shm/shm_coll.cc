@@ -44,6 +44,8 @@ size_t slotParam() {
 
 }  // namespace
 
+size_t ShmColl::configuredSlot() { return slotParam(); }
+
 bool ShmColl::eligible(Comm* c) {
   CommInfo& info = commInfo(c);
   if (info.shm) return true;
@@ -311,6 +313,12 @@ Status ShmColl::start(ShmOp* op, Request** out) {
 }
 
 bool shmSupports(const CollArgs& a) { return ShmColl::eligible(a.comm); }
+
+bool shmRootedSupports(const CollArgs& a) {
+  // Oversubscribed, a root that must wait for every reader before it reuses
+  // a slot waits for ranks that are not even running; messages let it go on.
+  return !progress::oversubscribed() && ShmColl::eligible(a.comm);
+}
 
 bool shmReductionSupports(const CollArgs& a) {
   if (!a.op || !a.type || !opValidFor(a.op, a.type)) return false;

@@ -77,6 +77,9 @@ class ShmColl {
   // Whether of(c) would give a context (cheap; for supports()).
   static bool eligible(Comm* c);
 
+  // LOOM_COLL_SHM_SLOT as every context uses it.
+  static size_t configuredSlot();
+
   int size() const { return size_; }
   int rank() const { return rank_; }
   size_t slotBytes() const { return slot_; }
@@ -163,5 +166,8 @@ class ShmColl {
 // packed stream (predefined, or a user op on a contiguous type).
 bool shmSupports(const CollArgs& a);
 bool shmReductionSupports(const CollArgs& a);
+// For one-to-many collectives (bcast, scatter): also declines when the node
+// is oversubscribed (the same answer on every rank: the launcher says so).
+bool shmRootedSupports(const CollArgs& a);
 
 }  // namespace loom::coll

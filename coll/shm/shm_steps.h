@@ -37,6 +37,16 @@ inline uint32_t stepsFor(size_t bytes, size_t piece) {
   return bytes == 0 ? 1 : static_cast<uint32_t>((bytes + piece - 1) / piece);
 }
 
+// The part of [lo, hi) that falls in [off, off + len): its start, and its
+// length (0 when they do not meet).
+struct Overlap {
+  size_t at, len;
+};
+inline Overlap overlap(size_t lo, size_t hi, size_t off, size_t len) {
+  const size_t a = std::max(lo, off), b = std::min(hi, off + len);
+  return a < b ? Overlap{a, b - a} : Overlap{a, 0};
+}
+
 // Reduces the pieces every rank staged at step k (`len` packed bytes each)
 // into `dst` in rank order, x0 op (x1 op (... op x[p-1])), so every rank
 // that folds gets the same bits and non-commutative ops keep their order.

@@ -18,7 +18,8 @@ set(_cm_auto "")
 # The shared-memory algorithms (chosen by the rules on one node) with 4 KiB
 # slots, so large messages take many pipelined steps; and the rules without
 # them.
-set(_cm_shm -x LOOM_COLL_SHM_SLOT=4096 -x LOOM_COLL_BCAST=shm -x LOOM_COLL_ALLGATHER=shm)
+set(_cm_shm -x LOOM_COLL_SHM_SLOT=4096 -x LOOM_COLL_BCAST=shm -x LOOM_COLL_ALLGATHER=shm
+    -x LOOM_COLL_GATHER=shm -x LOOM_COLL_SCATTER=shm -x LOOM_COLL_ALLTOALL=shm)
 set(_cm_noshm -x LOOM_COLL_SHM=0)
 
 foreach(n 1 2 3 4 5 8)

@@ -164,8 +164,8 @@ static void identicalBits(void) {
  * ones cannot tell such a mismatch from a slow peer). */
 static void mismatches(void) {
   const char* ar = getenv("LOOM_COLL_ALLREDUCE");
-  const char* bc = getenv("LOOM_COLL_BCAST");
-  if (size < 2 || !ar || strcmp(ar, "shm") || !bc || strcmp(bc, "shm")) return;
+  const char* re = getenv("LOOM_COLL_REDUCE");
+  if (size < 2 || !ar || strcmp(ar, "shm") || !re || strcmp(re, "shm")) return;
   MPI_Comm d;
   /* Counts differ: every rank waits for all, so every rank finds out. */
   long big[40000];
@@ -181,18 +181,16 @@ static void mismatches(void) {
     CHECK(cls == MPI_ERR_TRUNCATE);
     OK(MPI_Comm_free(&d));
   }
-  /* Roots differ: rank 2 waits for "its" root, rank 1, which thinks it is
-   * not the root, and so finds out. */
-  if (size >= 3) {
-    OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
-    OK(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN));
-    int v = rank;
-    int rc = MPI_Bcast(&v, 1, MPI_INT, rank == 2 ? 1 : 0, d);
-    int cls = -1;
-    MPI_Error_class(rc, &cls);
-    if (rank == 2) CHECK(cls == MPI_ERR_ROOT);
-    OK(MPI_Comm_free(&d));
-  }
+  /* Roots differ: rank 0, the root for all but the last rank, waits for
+   * every rank's data, so it finds out. */
+  OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+  OK(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN));
+  int v = rank, w = 0;
+  int rc = MPI_Reduce(&v, &w, 1, MPI_INT, MPI_SUM, rank == size - 1 ? size - 1 : 0, d);
+  int cls = -1;
+  MPI_Error_class(rc, &cls);
+  if (rank == 0) CHECK(cls == MPI_ERR_ROOT);
+  OK(MPI_Comm_free(&d));
   OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 

@@ -1,0 +1,56 @@
+// Gather through the communicator's shared segment (coll/shm/shm_coll.h).
+//
+// What: every rank copies its block into its slot, piece by piece; the root
+// copies every rank's piece into its place in the result. The others leave
+// as soon as their last piece is staged.
+// Steps: ceil(block / slot) (one for empty blocks).
+// Cost: block beta per rank to stage, p * block beta at the root; one flag
+// transfer per peer per step, against log2 p (binomial) or p messages.
+// Restrictions: one node. Any p, any root, any datatypes, MPI_IN_PLACE at
+// the root.
+#include "coll/algorithms.h"
+#include "coll/shm/shm_steps.h"
+
+namespace loom::coll {
+namespace {
+
+bool run(ShmColl& c, ShmOp& op) {
+  const CollArgs& a = op.args;
+  const int p = c.size();
+  const bool root = c.rank() == a.root;
+  for (; op.step < op.steps; ++op.step, op.phase = 0) {
+    const uint64_t k = op.base + op.step;
+    const size_t off = op.step * op.piece;
+    const size_t len = std::min(op.piece, op.bytes - std::min(op.bytes, off));
+    if (op.phase == 0) {
+      if (!c.allReached(k - 1)) return false;  // the root is done with slot k % 2
+      if (!(root && a.inPlace))
+        shm::packPiece(a.sendbuf, a.count, a.type, off, c.slot(c.rank(), k), len);
+      c.publish(k);
+      op.phase = 1;
+    }
+    if (!root) continue;
+    if (!c.allReached(k)) return false;
+    for (int r = 0; r < p; ++r) {
+      if (r == c.rank() && a.inPlace) continue;
+      shm::unpackPiece(a.recvbuf, a.recvCount * p, a.recvType, r * op.bytes + off, c.slot(r, k),
+                       len);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Status gatherShm(const CollArgs& a, Request** out) {
+  ShmColl* c = ShmColl::of(a.comm);
+  ShmOp* op = c->newOp();
+  op->args = a;
+  op->run = run;
+  op->bytes = a.bytes;  // one block, alike on every rank
+  op->piece = c->slotBytes();
+  op->steps = shm::stepsFor(op->bytes, op->piece);
+  return c->start(op, out);
+}
+
+}  // namespace loom::coll

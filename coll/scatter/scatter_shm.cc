@@ -1,0 +1,57 @@
+// Scatter through the communicator's shared segment (coll/shm/shm_coll.h).
+//
+// What: the root copies its whole send buffer (p blocks, in rank order)
+// into its slot, piece by piece; every rank copies the part of each piece
+// that belongs to its block.
+// Steps: ceil(p * block / slot) (one for empty blocks).
+// Cost: p * block beta at the root, block beta per rank; one flag transfer
+// per step, against log2 p (binomial) or p messages.
+// Restrictions: one node. Any p, any root, any datatypes, MPI_IN_PLACE at
+// the root.
+#include "coll/algorithms.h"
+#include "coll/shm/shm_steps.h"
+
+namespace loom::coll {
+namespace {
+
+bool run(ShmColl& c, ShmOp& op) {
+  const CollArgs& a = op.args;
+  const int p = c.size(), me = c.rank();
+  const bool root = me == a.root;
+  const size_t total = op.bytes * p;
+  const size_t mineLo = me * op.bytes, mineHi = mineLo + op.bytes;
+  for (; op.step < op.steps; ++op.step, op.phase = 0) {
+    const uint64_t k = op.base + op.step;
+    const size_t off = op.step * op.piece;
+    const size_t len = std::min(op.piece, total - std::min(total, off));
+    if (op.phase == 0) {
+      if (root) {
+        if (!c.allReached(k - 1)) return false;  // everyone is done with slot k % 2
+        shm::packPiece(a.sendbuf, a.count * p, a.type, off, c.slot(me, k), len);
+      }
+      c.publish(k);
+      op.phase = 1;
+    }
+    if (!c.reached(a.root, k)) return false;
+    if (root && a.inPlace) continue;
+    const shm::Overlap o = shm::overlap(mineLo, mineHi, off, len);
+    shm::unpackPiece(a.recvbuf, a.recvCount, a.recvType, o.at - mineLo,
+                     c.slot(a.root, k) + (o.at - off), o.len);
+  }
+  return true;
+}
+
+}  // namespace
+
+Status scatterShm(const CollArgs& a, Request** out) {
+  ShmColl* c = ShmColl::of(a.comm);
+  ShmOp* op = c->newOp();
+  op->args = a;
+  op->run = run;
+  op->bytes = a.bytes;  // one block, alike on every rank
+  op->piece = c->slotBytes();
+  op->steps = shm::stepsFor(op->bytes * c->size(), op->piece);
+  return c->start(op, out);
+}
+
+}  // namespace loom::coll
