@@ -140,7 +140,8 @@ Status allreduceCma(const CollArgs& a, Request** out) {
   op->run = run;
   op->bytes = a.type->packedSize(a.count);
   const size_t unit = reduceUnit(a.type, a.op);
-  op->piece = c->slotBytes() / unit * unit;
+  constexpr size_t kPiece = 64 * 1024;  // read and reduced at a time; stays in L2
+  op->piece = std::max(kPiece / unit, size_t{1}) * unit;
   op->steps = 3;
   op->scratch.resize(16 * static_cast<size_t>(c->size()) + 2 * op->piece);
   return c->start(op, out);
