@@ -88,7 +88,7 @@ bool run(ShmColl& c, ShmOp& op) {
   const uint64_t k = op.base;
   if (op.step == 0) {
     if (op.phase == 0) {
-      if (!c.allReached(k - 1)) return false;  // everyone is done with slot k % 2
+      if (!c.slotFree(k)) return false;  // everyone is done with this slot
       auto* mine = reinterpret_cast<uint64_t*>(c.slot(me, k));
       mine[0] = reinterpret_cast<uint64_t>(static_cast<const char*>(a.sendbuf) + a.type->trueLb());
       mine[1] = reinterpret_cast<uint64_t>(static_cast<char*>(a.recvbuf) + a.type->trueLb());

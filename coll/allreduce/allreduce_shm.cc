@@ -26,7 +26,7 @@ bool run(ShmColl& c, ShmOp& op) {
     const size_t off = op.step * op.piece;
     const size_t len = std::min(op.piece, op.bytes - std::min(op.bytes, off));
     if (op.phase == 0) {
-      if (!c.allReached(k - 1)) return false;  // everyone is done with slot k % 2
+      if (!c.slotFree(k)) return false;  // everyone is done with this slot
       shm::packPiece(a.sendbuf, a.count, a.type, off, c.slot(c.rank(), k), len);
       c.publish(k);
       op.phase = 1;

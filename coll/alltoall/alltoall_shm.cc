@@ -26,7 +26,7 @@ bool run(ShmColl& c, ShmOp& op) {
     const size_t off = op.step * op.piece;
     const size_t len = std::min(op.piece, total - std::min(total, off));
     if (op.phase == 0) {
-      if (!c.allReached(k - 1)) return false;  // everyone is done with slot k % 2
+      if (!c.slotFree(k)) return false;  // everyone is done with this slot
       if (a.inPlace)
         shm::packPiece(a.recvbuf, a.recvCount * p, a.recvType, off, c.slot(me, k), len);
       else

@@ -2,8 +2,9 @@
 //
 // What: the root copies the message into its slot piece by piece (a slot,
 // LOOM_COLL_SHM_SLOT bytes, per step); every other rank copies each piece
-// out as soon as the root's flag shows it. With two slots the root fills
-// piece j+1 while the others still read piece j.
+// out as soon as the root's flag shows it. With four slots the root fills
+// the next pieces (or the next calls' messages) while the others still read
+// the current one.
 // Steps: ceil(n / slot) (one for n = 0). Cost: the root copies n bytes
 // once, every other rank n bytes, in parallel: ~2 n beta plus one flag
 // transfer per piece, against log2 p message latencies and n beta per tree
@@ -26,7 +27,7 @@ bool run(ShmColl& c, ShmOp& op) {
     const size_t off = op.step * op.piece;
     const size_t len = std::min(op.piece, op.bytes - std::min(op.bytes, off));
     if (root) {
-      if (!c.allReached(k - 1)) return false;  // everyone is done with slot k % 2
+      if (!c.slotFree(k)) return false;  // everyone is done with this slot
       shm::packPiece(a.recvbuf, a.count, a.type, off, c.slot(c.rank(), k), len);
       c.publish(k);
       continue;

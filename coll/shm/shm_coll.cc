@@ -95,10 +95,10 @@ ShmColl::~ShmColl() {
 }
 
 Status ShmColl::create() {
-  // Layout: header, one flag per rank, two slots per rank (page aligned).
+  // Layout: header, one flag per rank, kDepth slots per rank (page aligned).
   const size_t flagsAt = 64;
   const size_t slotsAt = roundUp(flagsAt + size_ * kFlagStride, kPage);
-  mapped_ = slotsAt + static_cast<size_t>(size_) * 2 * slot_;
+  mapped_ = slotsAt + static_cast<size_t>(size_) * kDepth * slot_;
   name_ = "/loom-" + jobNamespace() + "-coll-" + std::to_string(comm_->worldRank(0)) + "-" +
           std::to_string(number_);
   int fd = shm_open(name_.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
@@ -140,7 +140,7 @@ Status ShmColl::attach() {
                   "segment (its log says why; LOOM_COLL_SHM=0 turns them off)");
   const size_t flagsAt = 64;
   const size_t slotsAt = roundUp(flagsAt + size_ * kFlagStride, kPage);
-  mapped_ = slotsAt + static_cast<size_t>(size_) * 2 * slot_;
+  mapped_ = slotsAt + static_cast<size_t>(size_) * kDepth * slot_;
   name_ = "/loom-" + jobNamespace() + "-coll-" + std::to_string(comm_->worldRank(0)) + "-" +
           std::to_string(number_);
   int fd = shm_open(name_.c_str(), O_RDWR, 0600);

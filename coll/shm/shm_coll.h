@@ -7,20 +7,22 @@
 // (mode 0600), sends its number to the others on the collective channel
 // (an 8-byte message each, never a blocking wait, so MPI_I* stay
 // nonblocking), and they map it; the last to map it unlinks the name. It
-// holds, per rank, one flag (its own 128-byte line) and two staging slots of
-// LOOM_COLL_SHM_SLOT bytes.
+// holds, per rank, one flag (its own 128-byte line) and kDepth (4) staging
+// slots of LOOM_COLL_SHM_SLOT bytes.
 //
 // Steps. Every collective on the communicator is a fixed number of steps,
 // numbered globally (each call reserves its steps, in call order, which is
-// the same on every rank). At step k a rank may write its slot k % 2, then
-// publishes k in its flag. A published k also says "I have finished reading
-// everything of steps before k". So:
+// the same on every rank). At step k a rank may write its slot k % kDepth,
+// then publishes k in its flag. A published k also says "I have finished
+// reading everything of steps before k". So:
 //   - data of rank r for step k is readable once flag[r] >= k;
-//   - rank r may overwrite its slot k % 2 (last used at step k - 2) once
-//     every flag >= k - 1.
+//   - rank r may overwrite its slot k % kDepth (last used at step
+//     k - kDepth) once every flag >= k - kDepth + 1 (slotFree).
 // Every rank publishes every step, even those where it writes nothing, so
-// one rule serves all algorithms; two slots let a writer run one step ahead
-// of its slowest reader (a pipeline for messages larger than a slot).
+// one rule serves all algorithms. With four slots a writer runs up to three
+// steps ahead of its slowest reader: a root of bcast or a rank of reduce
+// need not wait for the others to finish the previous call, and messages
+// larger than a slot pipeline through the slots.
 //
 // Driving. Each call is a ShmOp: a resumable function that advances as far
 // as the flags allow and returns. Ops run in call order per communicator,
@@ -93,7 +95,7 @@ class ShmColl {
   // --- For the algorithms (only while an op runs: the segment is mapped).
   // Rank r's slot for step k.
   std::byte* slot(int r, uint64_t k) const {
-    return slots_ + (static_cast<size_t>(r) * 2 + (k & 1)) * slot_;
+    return slots_ + (static_cast<size_t>(r) * kDepth + k % kDepth) * slot_;
   }
   bool reached(int r, uint64_t k) const {
     return flag(r).load(std::memory_order_acquire) >= k;
@@ -110,7 +112,10 @@ class ShmColl {
     allMin_ = m;
     return true;
   }
+  // Every rank is done with what was in the slots step k writes.
+  bool slotFree(uint64_t k) { return k < kDepth || allReached(k - kDepth + 1); }
   void publish(uint64_t k) { flag(rank_).store(k, std::memory_order_release); }
+  static constexpr uint64_t kDepth = 4;  // slots per rank
   // Rank r's process id (for single-copy reads of its buffers).
   int pid(int r) const {
     return *reinterpret_cast<const int32_t*>(flags_ + static_cast<size_t>(r) * kFlagStride + 8);

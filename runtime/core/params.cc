@@ -47,7 +47,7 @@ constexpr Param kParams[] = {
      "Shared-memory collectives for communicators whose ranks share a node: auto (on for "
      "2..LOOM_COLL_SHM_MAX_RANKS ranks), 0 (off)"},
     {"LOOM_COLL_SHM_SLOT", "16k",
-     "Bytes of each rank's staging slot in a communicator's collective segment (two are "
+     "Bytes of each rank's staging slot in a communicator's collective segment (four are "
      "kept per rank); larger messages go through it in pieces of this size"},
     {"LOOM_COLL_SHM_MAX_RANKS", "64",
      "Largest communicator that gets a shared-memory collective segment"},
