@@ -219,27 +219,33 @@ void ShmColl::sign(const ShmOp& op) {
   s.base.store(op.base, std::memory_order_release);
 }
 
-// The first difference between this call and a peer's description of the
-// same call (a peer that has moved on to a later call is not compared).
+// The difference between this call and rank r's description of the same
+// call, if any (a peer that has moved on to a later call is not compared).
+Status ShmColl::compare(const ShmOp& op, int r) const {
+  const Signature& s = signature(r);
+  if (s.base.load(std::memory_order_acquire) != op.base) return Status::ok();
+  const uint64_t bytes = s.bytes;
+  const uint32_t coll = s.coll;
+  const int32_t root = s.root;
+  if (s.base.load(std::memory_order_acquire) != op.base) return Status::ok();  // changed meanwhile
+  if (coll != static_cast<uint32_t>(op.args.coll))
+    return errorf(MPI_ERR_OTHER, "rank %d called %s where this rank called %s", r,
+                  collectiveName(static_cast<Collective>(coll)), collectiveName(op.args.coll));
+  if (root != op.args.root)
+    return errorf(MPI_ERR_ROOT, "rank %d passed root %d where this rank passed %d", r, root,
+                  op.args.root);
+  if (bytes != op.bytes)
+    return errorf(MPI_ERR_TRUNCATE, "rank %d passed %llu bytes where this rank passed %llu "
+                  "(counts or datatypes differ)", r, static_cast<unsigned long long>(bytes),
+                  static_cast<unsigned long long>(op.bytes));
+  return Status::ok();
+}
+
 Status ShmColl::checkSignatures(const ShmOp& op) const {
   for (int r = 0; r < size_; ++r) {
     if (r == rank_) continue;
-    const Signature& s = signature(r);
-    if (s.base.load(std::memory_order_acquire) != op.base) continue;
-    const uint64_t bytes = s.bytes;
-    const uint32_t coll = s.coll;
-    const int32_t root = s.root;
-    if (s.base.load(std::memory_order_acquire) != op.base) continue;  // changed meanwhile
-    if (coll != static_cast<uint32_t>(op.args.coll))
-      return errorf(MPI_ERR_OTHER, "rank %d called %s where this rank called %s", r,
-                    collectiveName(static_cast<Collective>(coll)), collectiveName(op.args.coll));
-    if (root != op.args.root)
-      return errorf(MPI_ERR_ROOT, "rank %d passed root %d where this rank passed %d", r, root,
-                    op.args.root);
-    if (bytes != op.bytes)
-      return errorf(MPI_ERR_TRUNCATE, "rank %d passed %llu bytes where this rank passed %llu "
-                    "(counts or datatypes differ)", r, static_cast<unsigned long long>(bytes),
-                    static_cast<unsigned long long>(op.bytes));
+    Status st = compare(op, r);
+    if (!st.isOk()) return st;
   }
   return Status::ok();
 }
@@ -255,8 +261,14 @@ bool ShmColl::drain() {
         sign(*op);
         op->signed_ = true;
       }
+      current_ = op;
       const bool done = op->run(*this, *op);
-      Status st = checkSignatures(*op);
+      current_ = nullptr;
+      // Every flag the op read was checked; a blocked op checks everyone
+      // (the rank it waits for may be one that passed other arguments).
+      Status st = mismatch_;
+      mismatch_ = Status::ok();
+      if (st.isOk() && !done) st = checkSignatures(*op);
       if (!st.isOk()) {
         // Give up on this call, but publish its steps so no peer waits for
         // them (each will find the mismatch, or read what is there).

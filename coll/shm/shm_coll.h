@@ -97,8 +97,13 @@ class ShmColl {
   std::byte* slot(int r, uint64_t k) const {
     return slots_ + (static_cast<size_t>(r) * kDepth + k % kDepth) * slot_;
   }
-  bool reached(int r, uint64_t k) const {
-    return flag(r).load(std::memory_order_acquire) >= k;
+  // Rank r has published k. Each flag read also checks the rank's
+  // signature of the running call (same cache line, so it costs nothing).
+  bool reached(int r, uint64_t k) {
+    const uint64_t v = flag(r).load(std::memory_order_acquire);
+    if (v < k) return false;
+    verify(r);
+    return true;
   }
   // Every rank has published k.
   bool allReached(uint64_t k) {
@@ -107,6 +112,7 @@ class ShmColl {
     for (int r = 0; r < size_; ++r) {
       const uint64_t v = flag(r).load(std::memory_order_acquire);
       if (v < k) return false;
+      verify(r);
       m = v < m ? v : m;
     }
     allMin_ = m;
@@ -135,6 +141,14 @@ class ShmColl {
   Signature& signature(int r) const;
   void sign(const ShmOp& op);
   Status checkSignatures(const ShmOp& op) const;
+  Status compare(const ShmOp& op, int r) const;
+  // Compares rank r's signature with the running call's (if r describes
+  // the same call), remembering the first mismatch in mismatch_.
+  void verify(int r) {
+    if (current_ && r != rank_ && mismatch_.isOk()) mismatch_ = compare(*current_, r);
+  }
+  const ShmOp* current_ = nullptr;  // the op being run
+  Status mismatch_;
   // Runs queued ops in order; true when the queue emptied.
   bool drain();
   static int pollAll(void*);
