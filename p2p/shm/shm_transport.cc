@@ -76,11 +76,12 @@ struct State {
 
 const uint64_t kProbeWord = 0x5052424543484b21;  // read by peers to test CMA
 
+size_t headerBytes();
 size_t ringStride() { return sizeof(RingControl) + gS.header->ringBytes; }
 
 RingControl* ringControl(int from, int to) {
   size_t index = static_cast<size_t>(from) * gS.n + to;
-  auto* p = static_cast<char*>(gS.base) + sizeof(SegmentHeader) + index * ringStride();
+  auto* p = static_cast<char*>(gS.base) + headerBytes() + index * ringStride();
   return reinterpret_cast<RingControl*>(p);
 }
 char* ringData(int from, int to) {
