@@ -46,14 +46,8 @@ bool run(ShmColl& c, ShmOp& op) {
 }  // namespace
 
 Status allgatherShm(const CollArgs& a, Request** out) {
-  ShmColl* c = ShmColl::of(a.comm);
-  ShmOp* op = c->newOp();
-  op->args = a;
-  op->run = run;
-  op->bytes = a.recvType->packedSize(a.recvCount);  // = the send signature's
-  op->piece = c->slotBytes();
-  op->steps = shm::stepsFor(op->bytes, op->piece);
-  return c->start(op, out);
+  const size_t block = a.recvType->packedSize(a.recvCount);  // = the send signature's
+  return shm::startOp(a, run, block, block, out);
 }
 
 }  // namespace loom::coll

@@ -52,14 +52,8 @@ bool alltoallShmSupports(const CollArgs& a) {
 }
 
 Status alltoallShm(const CollArgs& a, Request** out) {
-  ShmColl* c = ShmColl::of(a.comm);
-  ShmOp* op = c->newOp();
-  op->args = a;
-  op->run = run;
-  op->bytes = a.bytes;  // one block, alike on every rank
-  op->piece = c->slotBytes();
-  op->steps = shm::stepsFor(op->bytes * c->size(), op->piece);
-  return c->start(op, out);
+  // bytes: one block, alike on every rank; the slots carry all p blocks.
+  return shm::startOp(a, run, a.bytes, a.bytes * a.comm->size(), out);
 }
 
 }  // namespace loom::coll

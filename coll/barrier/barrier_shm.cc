@@ -7,7 +7,7 @@
 // ceil(log2 p) message latencies.
 // Restrictions: all ranks on one node (ShmColl::eligible). Any p.
 #include "coll/algorithms.h"
-#include "coll/shm/shm_coll.h"
+#include "coll/shm/shm_steps.h"
 
 namespace loom::coll {
 namespace {
@@ -24,12 +24,7 @@ bool run(ShmColl& c, ShmOp& op) {
 }  // namespace
 
 Status barrierShm(const CollArgs& a, Request** out) {
-  ShmColl* c = ShmColl::of(a.comm);
-  ShmOp* op = c->newOp();
-  op->args = a;
-  op->run = run;
-  op->steps = 1;
-  return c->start(op, out);
+  return shm::startOp(a, run, 0, 0, out);  // one step
 }
 
 }  // namespace loom::coll

@@ -45,14 +45,8 @@ bool run(ShmColl& c, ShmOp& op) {
 }  // namespace
 
 Status bcastShm(const CollArgs& a, Request** out) {
-  ShmColl* c = ShmColl::of(a.comm);
-  ShmOp* op = c->newOp();
-  op->args = a;
-  op->run = run;
-  op->bytes = a.type->packedSize(a.count);
-  op->piece = c->slotBytes();
-  op->steps = shm::stepsFor(op->bytes, op->piece);
-  return c->start(op, out);
+  const size_t bytes = a.type->packedSize(a.count);
+  return shm::startOp(a, run, bytes, bytes, out);
 }
 
 }  // namespace loom::coll

@@ -43,14 +43,7 @@ bool run(ShmColl& c, ShmOp& op) {
 }  // namespace
 
 Status gatherShm(const CollArgs& a, Request** out) {
-  ShmColl* c = ShmColl::of(a.comm);
-  ShmOp* op = c->newOp();
-  op->args = a;
-  op->run = run;
-  op->bytes = a.bytes;  // one block, alike on every rank
-  op->piece = c->slotBytes();
-  op->steps = shm::stepsFor(op->bytes, op->piece);
-  return c->start(op, out);
+  return shm::startOp(a, run, a.bytes, a.bytes, out);  // bytes: one block, alike everywhere
 }
 
 }  // namespace loom::coll

@@ -31,14 +31,7 @@ bool run(ShmColl& c, ShmOp& op) {
     }
     if (!root) continue;
     if (!c.allReached(k)) return false;
-    if (len == 0) continue;
-    if (a.type->isContiguous()) {
-      shm::foldSlots(c, k, len, static_cast<char*>(a.recvbuf) + a.type->trueLb() + off, a.type,
-                     a.op);
-    } else {
-      shm::foldSlots(c, k, len, op.scratch.data(), a.type, a.op);
-      shm::unpackPiece(a.recvbuf, a.count, a.type, off, op.scratch.data(), len);
-    }
+    shm::foldIntoResult(c, op, k, off, len);
   }
   return true;
 }

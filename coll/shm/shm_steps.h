@@ -56,20 +56,43 @@ inline void foldSlots(ShmColl& c, uint64_t k, size_t len, void* dst, Datatype* t
   for (int r = p - 2; r >= 0; --r) reducePacked(c.slot(r, k), dst, len, t, op);
 }
 
-// Starts a reduction op (reduce or allreduce) on the communicator's
-// context: pieces are whole reduction units (reduceUnit), and a type that
-// is not contiguous folds through a packed scratch piece.
-inline Status startReduction(const CollArgs& a, ShmOp::RunFn run, Request** out) {
+// Folds the pieces of step k (bytes [off, off + len) of the stream) into
+// the call's result, through the scratch piece when the type is not
+// contiguous.
+inline void foldIntoResult(ShmColl& c, ShmOp& op, uint64_t k, size_t off, size_t len) {
+  const CollArgs& a = op.args;
+  if (len == 0) return;
+  if (a.type->isContiguous()) {
+    foldSlots(c, k, len, static_cast<char*>(a.recvbuf) + a.type->trueLb() + off, a.type, a.op);
+  } else {
+    foldSlots(c, k, len, op.scratch.data(), a.type, a.op);
+    unpackPiece(a.recvbuf, a.count, a.type, off, op.scratch.data(), len);
+  }
+}
+
+// Starts a call on the communicator's context: `bytes` is what the ranks
+// must agree on (its signature), and the call moves `stream` bytes through
+// the slots in pieces of `unit`-aligned size (one step at least). With
+// `scratch`, the op gets a scratch buffer of at most one piece.
+inline Status startOp(const CollArgs& a, ShmOp::RunFn run, size_t bytes, size_t stream,
+                      Request** out, size_t unit = 1, bool scratch = false) {
   ShmColl* c = ShmColl::of(a.comm);
   ShmOp* op = c->newOp();
   op->args = a;
   op->run = run;
-  op->bytes = a.type->packedSize(a.count);
-  const size_t unit = reduceUnit(a.type, a.op);
+  op->bytes = bytes;
   op->piece = c->slotBytes() / unit * unit;
-  op->steps = stepsFor(op->bytes, op->piece);
-  if (!a.type->isContiguous()) op->scratch.resize(std::min(op->bytes, op->piece));
+  op->steps = stepsFor(stream, op->piece);
+  if (scratch) op->scratch.resize(std::min(stream, op->piece));
   return c->start(op, out);
+}
+
+// A reduction (reduce or allreduce): pieces are whole reduction units
+// (reduceUnit), and a type that is not contiguous folds through a packed
+// scratch piece.
+inline Status startReduction(const CollArgs& a, ShmOp::RunFn run, Request** out) {
+  const size_t bytes = a.type->packedSize(a.count);
+  return startOp(a, run, bytes, bytes, out, reduceUnit(a.type, a.op), !a.type->isContiguous());
 }
 
 }  // namespace loom::coll::shm
