@@ -67,5 +67,18 @@ Status scanLinear(Schedule& s, const CollArgs& a);
 // supports(): the call's op is commutative (coll/op.cc).
 bool reductionCommutative(const CollArgs& a);
 // ---- end reductions ----
+// ---- begin hierarchical ----
+// Several nodes: node-local step, leaders' step, node-local step
+// (coll/hierarchy.h). Their supports() decline communicators with one rank
+// per node; reduce needs a commutative op, allreduce a commutative op or
+// nodes of consecutive ranks.
+Status barrierHierarchical(Schedule& s, const CollArgs& a);
+Status bcastHierarchical(Schedule& s, const CollArgs& a);
+bool reduceHierarchicalSupports(const CollArgs& a);
+Status reduceHierarchical(Schedule& s, const CollArgs& a);
+bool allreduceHierarchicalSupports(const CollArgs& a);
+Status allreduceHierarchical(Schedule& s, const CollArgs& a);
+Status allgatherHierarchical(Schedule& s, const CollArgs& a);
+// ---- end hierarchical ----
 
 }  // namespace loom::coll

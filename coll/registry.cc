@@ -1,6 +1,7 @@
 // The registry of every collective algorithm. Add a line when you add an
 // algorithm file; the selector's rules (selector.cc) refer to these names.
 #include "coll/algorithms.h"
+#include "coll/hierarchy.h"
 #include "coll/selector.h"
 
 namespace loom::coll {
@@ -114,6 +115,23 @@ constexpr Algorithm kAlgorithms[] = {
      scanRecursiveDoubling},
     {Collective::kExscan, "linear", "chain 0 -> 1 -> ... -> p-1; any op", nullptr, scanLinear},
     // ---- end reductions ----
+    // ---- begin hierarchical (several nodes; coll/hierarchy.h) ----
+    {Collective::kBarrier, "hierarchical",
+     "node fan-in to leaders, dissemination among leaders, node release", hier::hierarchicalSupports,
+     barrierHierarchical},
+    {Collective::kBcast, "hierarchical",
+     "binomial over nodes (root's node led by the root), then down each node's tree",
+     hier::hierarchicalSupports, bcastHierarchical},
+    {Collective::kReduce, "hierarchical",
+     "reduce within nodes, then across nodes to the root; commutative ops",
+     reduceHierarchicalSupports, reduceHierarchical},
+    {Collective::kAllreduce, "hierarchical",
+     "reduce within nodes, allreduce among leaders, bcast within nodes",
+     allreduceHierarchicalSupports, allreduceHierarchical},
+    {Collective::kAllgather, "hierarchical",
+     "gather on node leaders, Bruck among leaders by node, bcast within nodes",
+     hier::hierarchicalSupports, allgatherHierarchical},
+    // ---- end hierarchical ----
 };
 }  // namespace
 

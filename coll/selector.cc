@@ -23,6 +23,13 @@ constexpr int kAnyRanks = 1 << 30;
 // Every threshold here was measured; see docs/benchmarks.md.
 constexpr Rule kRules[] = {
     // ---- begin barrier ----
+    // Several nodes (hierarchical rules: minNodes 2; their supports()
+    // decline one rank per node, where the flat rules apply). Not measured:
+    // from each algorithm's alpha-beta model with alpha_l ~0.5 us and beta_l
+    // ~0.1 ns/B inside a node, alpha_n ~5 us and beta_n ~0.1 ns/B between
+    // nodes (see each file's first comment). Barrier: 2 log2 m local + log2 N
+    // network latencies against ~log2 p network ones: any size.
+    {Collective::kBarrier, kAny, 1, kAnyRanks, false, "hierarchical", 2},
     // One node: every rank reads every flag, one cache line per peer.
     {Collective::kBarrier, kAny, 2, 64, false, "shm", 1, 1},
     {Collective::kBarrier, kAny, 1, kAnyRanks, false, "dissemination"},
@@ -30,6 +37,10 @@ constexpr Rule kRules[] = {
     // ---- begin data movement ----
     // Not yet measured on Loom: these start from MPICH's published defaults
     // and the algorithms' cost formulas (each file's first comment).
+    // Several nodes: one message per node and level across the network
+    // beats scatter_allgather's p - 1 network latencies up to ~440 KB at 2
+    // nodes of 8 (more with more nodes); 256 KiB to stay clear of it.
+    {Collective::kBcast, 262144, 1, kAnyRanks, false, "hierarchical", 2},
     // bcast: p <= 2: the tree is one message, skip its bookkeeping. Up to
     // 12 KiB (MPICH's short-message limit) or below 8 ranks the binomial
     // tree's log2(p) latencies win; above, scatter + ring allgather moves
@@ -57,6 +68,10 @@ constexpr Rule kRules[] = {
     {Collective::kScatter, kAny, 1, kAnyRanks, false, "linear"},
     {Collective::kGatherv, kAny, 1, kAnyRanks, false, "linear"},
     {Collective::kScatterv, kAny, 1, kAnyRanks, false, "linear"},
+    // Several nodes: leaders exchange whole nodes in log2 N steps; its node
+    // broadcast copies the whole result log2 m times, so the ring catches
+    // up near 10 KB blocks (2 nodes of 8): up to 8 KiB blocks.
+    {Collective::kAllgather, 8192, 1, kAnyRanks, false, "hierarchical", 2},
     // allgather (bytes: one block): recursive doubling has the fewest
     // latencies and no copies on powers of two up to 32 KiB blocks (beyond,
     // the ring's neighbour-only traffic is kinder to memory and networks);
@@ -95,6 +110,9 @@ constexpr Rule kRules[] = {
     // beta ~0.1 ns/B, gamma ~0.1 ns/B for a double SUM); not yet tuned by
     // a benchmark sweep. Non-commutative ops skip every algorithm whose
     // supports() declines them and land on an order-keeping one.
+    // Several nodes, commutative ops: one vector per node and tree level
+    // crosses the network; no worse than the flat binomial tree at any size.
+    {Collective::kReduce, kAny, 1, kAnyRanks, false, "hierarchical", 2},
     // reduce: the binomial tree is latency-optimal and, without a
     // reduce-scatter + gather variant, also the best we have for large
     // vectors; the chain keeps rank order for non-commutative ops.
@@ -103,6 +121,13 @@ constexpr Rule kRules[] = {
     {Collective::kReduce, 16384, 2, 64, false, "shm", 1, 1},
     {Collective::kReduce, kAny, 1, kAnyRanks, false, "binomial"},
     {Collective::kReduce, kAny, 1, kAnyRanks, false, "linear"},
+    // Several nodes: local tree reduce, leaders' recursive doubling, local
+    // bcast; it saves the m concurrent flows per node and network step of
+    // the flat algorithms, but its trees move the whole vector 2 log2 m
+    // times in the node, so flat Rabenseifner catches up near 50 KB at 2
+    // nodes of 8 (later with more nodes; never at 4 nodes of 8, where its
+    // first halving steps push 8 flows through each NIC): up to 64 KiB.
+    {Collective::kAllreduce, 65536, 1, kAnyRanks, false, "hierarchical", 2},
     // allreduce: recursive doubling costs log p*(alpha + n*beta + n*gamma),
     // the ring and Rabenseifner ~2*n*beta + n*gamma plus 2(p-1) resp.
     // 2 log p alphas. At p = 8 the curves cross near n = 11*alpha /
