@@ -424,27 +424,12 @@ LOOM_WEAK_ALIAS(MPI_Test_cancelled)
 
 namespace {
 
-// Bytes of one basic element of `t` when all its leaves are the same basic
-// type (found by walking down to a predefined leaf), else 0.
-int64_t basicElementSize(const loom::Datatype* t) {
-  if (t->isPredefined()) return t->size();
-  if (t->kind() == loom::BasicKind::kNone) return 0;
-  for (const loom::Datatype* child : t->children())
-    if (int64_t s = basicElementSize(child)) return s;
-  return 0;
-}
-
-// MPI_Get_elements: basic elements in the received bytes, or MPI_UNDEFINED
-// when they end inside one. *ok false when Loom cannot tell (a type mixing
-// basic types received partially).
+// MPI_Get_elements: the basic elements (leaves of the type map, counted
+// through nested and mixed types, a partly received last element included)
+// in the received bytes, or MPI_UNDEFINED when they end inside one.
 int64_t countElements(int64_t bytes, const loom::Datatype* t) {
-  if (t->size() == 0) return 0;
-  int64_t es = basicElementSize(t);
-  if (es > 0) return bytes % es ? MPI_UNDEFINED : bytes / es;
-  // Mixed basic types: whole elements only, counted leaf by leaf is beyond
-  // what the datatype exposes; report the predefined leaves per element.
-  if (bytes % t->size()) return MPI_UNDEFINED;
-  return bytes / t->size();
+  int64_t n = t->basicElementsIn(bytes);
+  return n < 0 ? MPI_UNDEFINED : n;
 }
 
 int getCount(const MPI_Status* status, MPI_Datatype datatype, int64_t* out, bool elements,
@@ -472,7 +457,7 @@ int narrow(int64_t v) {
 extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   if (!requireRunning("MPI_Get_count")) return MPI_ERR_OTHER;
   if (!count) return raise(nullptr, errorf(MPI_ERR_ARG, "count is NULL"), "MPI_Get_count");
-  int64_t n;
+  int64_t n = 0;
   if (int rc = getCount(status, datatype, &n, false, "MPI_Get_count")) return rc;
   *count = narrow(n);
   return MPI_SUCCESS;
@@ -482,7 +467,7 @@ LOOM_WEAK_ALIAS(MPI_Get_count)
 extern "C" int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   if (!requireRunning("MPI_Get_elements")) return MPI_ERR_OTHER;
   if (!count) return raise(nullptr, errorf(MPI_ERR_ARG, "count is NULL"), "MPI_Get_elements");
-  int64_t n;
+  int64_t n = 0;
   if (int rc = getCount(status, datatype, &n, true, "MPI_Get_elements")) return rc;
   *count = narrow(n);
   return MPI_SUCCESS;
@@ -493,7 +478,7 @@ extern "C" int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype dataty
                                    MPI_Count* count) {
   if (!requireRunning("MPI_Get_elements_x")) return MPI_ERR_OTHER;
   if (!count) return raise(nullptr, errorf(MPI_ERR_ARG, "count is NULL"), "MPI_Get_elements_x");
-  int64_t n;
+  int64_t n = 0;
   if (int rc = getCount(status, datatype, &n, true, "MPI_Get_elements_x")) return rc;
   *count = n;
   return MPI_SUCCESS;

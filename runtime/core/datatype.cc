@@ -111,6 +111,14 @@ struct Datatype::Private {
     else if (t->kind_ != c->kind_) t->kind_ = BasicKind::kNone;
     haveKind = true;
   }
+  // The next part of the packed stream: `copies` packed elements of `c`
+  // (a child already retained).
+  void part(const Datatype* c, int64_t copies) {
+    if (copies <= 0 || c->size_ == 0) return;
+    if (!t->parts_.empty() && t->parts_.back().type == c) t->parts_.back().copies += copies;
+    else t->parts_.push_back({c, copies});
+    t->elements_ += copies * c->elements_;  // <= size, which the caller checked for overflow
+  }
   Datatype* finish() {
     if (!haveKind && !t->children_.empty()) t->kind_ = t->children_[0]->kind_;
     t->finishLayout();
@@ -127,7 +135,10 @@ struct Datatype::Private {
     t->name_ = name;
     t->align_ = align;
     t->committed_ = true;
-    for (const DatatypeRun& b : blocks) pushRun(t->runs_, b);
+    for (const DatatypeRun& b : blocks) {
+      pushRun(t->runs_, b);
+      t->leafSize_[t->elements_++] = b.length;  // each block is one basic element
+    }
     t->ub_ = extent;
     t->finishLayout();
     (void)size;  // equals the sum of the blocks; kept in the table for the reader
@@ -138,6 +149,7 @@ struct Datatype::Private {
     Private b(MPI_COMBINER_DUP);
     Datatype* t = b.t;
     b.child(const_cast<Datatype*>(old));
+    b.part(old, 1);
     t->kind_ = old->kind_;
     t->lb_ = old->lb_;
     t->ub_ = old->ub_;
@@ -152,6 +164,7 @@ struct Datatype::Private {
   static Datatype* resized(Datatype* old, int64_t lb, int64_t extent) {
     Private b(MPI_COMBINER_RESIZED);
     b.child(old);
+    b.part(old, 1);
     b.t->kind_ = old->kind_;
     b.t->runs_ = old->runs_;
     b.t->lb_ = lb;
@@ -192,6 +205,7 @@ void Datatype::finishLayout() {
   }
   if (!any) trueLb_ = trueUb_ = 0;
   contiguous_ = size_ == 0 || (runs_.size() == 1 && runs_[0].count == 1 && extent() == size_);
+  compileProgram();
 }
 
 Datatype::~Datatype() {
@@ -208,6 +222,42 @@ void Datatype::release() {
     magic_ = 0;  // a stale handle now fails valid() (while the memory is not reused)
     delete this;
   }
+}
+
+// Basic elements in `bytes` (0 < bytes < size()) of one packed element, or
+// -1 when they end inside a basic element: whole parts are counted from
+// their children's totals, the part the bytes end in recursively.
+int64_t Datatype::partialElements(int64_t bytes) const {
+  int64_t n = 0;
+  if (isPredefined()) {
+    for (int64_t i = 0; i < elements_ && bytes > 0; ++i) {
+      if (bytes < leafSize_[i]) return -1;
+      bytes -= leafSize_[i];
+      ++n;
+    }
+    return n;
+  }
+  for (const Part& p : parts_) {
+    const int64_t size = p.type->size_;
+    const int64_t whole = std::min(p.copies, bytes / size);
+    n += whole * p.type->elements_;
+    bytes -= whole * size;
+    if (bytes == 0) return n;
+    if (whole < p.copies) {
+      int64_t rest = p.type->partialElements(bytes);
+      return rest < 0 ? -1 : n + rest;
+    }
+  }
+  return n;  // not reached: bytes < size()
+}
+
+int64_t Datatype::basicElementsIn(int64_t bytes) const {
+  if (size_ == 0 || bytes <= 0) return 0;
+  const int64_t rest = bytes % size_;
+  const int64_t n = bytes / size_ * elements_;
+  if (rest == 0) return n;
+  const int64_t part = partialElements(rest);
+  return part < 0 ? -1 : n + part;
 }
 
 // --- Predefined types -----------------------------------------------------
@@ -404,6 +454,7 @@ Status typeHvector(int64_t count, int64_t blocklen, int64_t strideBytes, Datatyp
     b.copies(old, maxAffine(count, strideBytes), blocklen, old->extent());
     auto block = repeated(Datatype::Private::runsOf(old), 0, blocklen, old->extent());
     appendRepeated(b.runs(), block, 0, count, strideBytes);
+    b.part(old, count * blocklen);
   }
   *out = b.finish();
   return Status::ok();
@@ -443,6 +494,7 @@ Status typeHindexed(std::span<const int64_t> blocklens, std::span<const int64_t>
     b.copies(old, dispBytes[i], blocklens[i], old->extent());
     appendRepeated(b.runs(), Datatype::Private::runsOf(old), dispBytes[i], blocklens[i],
                    old->extent());
+    b.part(old, blocklens[i]);
   }
   *out = b.finish();
   return Status::ok();
@@ -501,6 +553,7 @@ Status typeStruct(std::span<const int64_t> blocklens, std::span<const int64_t> d
     b.copies(c, dispBytes[i], blocklens[i], c->extent());
     appendRepeated(b.runs(), Datatype::Private::runsOf(c), dispBytes[i], blocklens[i],
                    c->extent());
+    b.part(c, blocklens[i]);
   }
   Datatype* t = b.finish();
   // The standard's epsilon: pad the extent to the strictest alignment of the
@@ -557,7 +610,12 @@ Status typeSubarray(std::span<const int64_t> sizes, std::span<const int64_t> sub
     origin += starts[d] * stride;
     stride *= sizes[d];
   }
-  if (!empty) appendRepeated(b.runs(), runs, origin, 1, 0);
+  if (!empty) {
+    appendRepeated(b.runs(), runs, origin, 1, 0);
+    int64_t copies = 1;
+    for (int64_t sub : subsizes) copies *= sub;  // <= elems, checked above
+    b.part(old, copies);
+  }
   // The type spans the whole array: lb 0, extent product(sizes) * extent(old).
   Datatype* t = b.finish();
   Datatype::Private::setBounds(t, 0, stride, /*explicitBounds=*/true);
