@@ -25,6 +25,7 @@
 #include "core/log.h"
 #include "core/params.h"
 #include "core/progress.h"
+#include "p2p/copy.h"
 #include "p2p/dtview.h"
 #include "p2p/match.h"
 #include "p2p/p2p.h"
@@ -50,9 +51,12 @@ struct Engine {
   int pid = 0;
   ProtocolLimits lim;
   size_t chunk = 65536;
+  size_t ntMin = 0;            // LOOM_SHM_NT_MIN (0: never)
   const Transport* shm = nullptr;
   std::vector<std::deque<OutItem>> outq;  // by job rank
   std::vector<int> busy;                  // job ranks whose outq is not empty
+  std::vector<uint8_t> viaShm;            // by job rank: reached through shm
+  size_t eagerLimit = 0;                  // largest message sent eagerly (inline or eager)
   bool ready = false;
 } E;
 
@@ -65,8 +69,7 @@ size_t capacityOf(const Request* r) {
 }
 
 const Transport* transportTo(int job) {
-  if (E.shm && shm::reaches(job)) return E.shm;
-  return nullptr;
+  return E.viaShm[job] ? E.shm : nullptr;
 }
 
 void queueOut(int job, OutItem item) {
@@ -77,9 +80,10 @@ void queueOut(int job, OutItem item) {
 void onRecord(int srcJob, const MsgHeader& h, const void* payload, size_t n);
 
 // Sends a control record now if possible, else queues it.
-void sendCtl(int job, Kind kind, uint64_t target, uint64_t extra) {
+void sendCtl(int job, Kind kind, uint64_t target, uint64_t extra, uint8_t flags = 0) {
   MsgHeader h{};
   h.kind = kind;
+  h.flags = flags;
   h.sreq = target;
   h.size = extra;
   if (job == E.me) {
@@ -114,10 +118,14 @@ bool pushSend(Request* r) {
   const Kind kind = static_cast<Kind>(r->protocol);
   if (r->stage == kStart) {
     if (kind == Kind::kInline || kind == Kind::kEager) {
-      void* p = t->reserve(job, r->total);
-      if (!p) return false;
-      packTo(r->type, r->buf, r->count, 0, p, r->total);
-      t->commit(job, headerOf(r, kind), r->total);
+      if (const void* src = contiguousBase(r->type, r->buf)) {
+        if (!shm::send(job, headerOf(r, kind), src, r->total)) return false;
+      } else {
+        void* p = t->reserve(job, r->total);
+        if (!p) return false;
+        packTo(r->type, r->buf, r->count, 0, p, r->total);
+        t->commit(job, headerOf(r, kind), r->total);
+      }
       r->transferred = r->total;
       if (r->mode == SendMode::kSync) {
         r->stage = kWaitReply;
@@ -137,11 +145,18 @@ bool pushSend(Request* r) {
   }
   // kStreaming: the receiver matched; pack chunks straight into the ring.
   const size_t maxChunk = std::min(E.chunk, t->maxPayload());
+  const char* stream = r->hint & kFlagStream ? static_cast<const char*>(contiguousBase(r->type, r->buf))
+                                              : nullptr;
   while (r->transferred < r->total) {
     size_t n = std::min(maxChunk, r->total - r->transferred);
     void* p = t->reserve(job, n);
     if (!p) return false;
-    packTo(r->type, r->buf, r->count, r->transferred, p, n);
+    if (stream) {
+      copyStream(p, stream + r->transferred, n);
+      streamFence();  // the chunk is in memory before its sequence number
+    } else {
+      packTo(r->type, r->buf, r->count, r->transferred, p, n);
+    }
     MsgHeader h{};
     h.kind = Kind::kData;
     h.sreq = r->remoteId;
@@ -213,15 +228,28 @@ void deliverRts(Request* r, const MsgHeader& h, int srcJob, const RtsBody& rts) 
     return;
   }
   r->transferred = 0;
-  sendCtl(srcJob, Kind::kCts, h.sreq, r->id());
+  // Large point-to-point messages are streamed past the caches on both sides
+  // (copy.h says why); the receiver decides and tells the sender in the kCts.
+  // Not collectives' messages: a collective reduces or forwards what it just
+  // received, and streaming it to memory first doubled a 1 MB allreduce.
+  const bool pt2pt = (h.ctx & 1) == static_cast<uint32_t>(Channel::kPt2pt);
+  r->hint = pt2pt && E.ntMin && h.size >= E.ntMin ? kFlagStream : 0;
+  sendCtl(srcJob, Kind::kCts, h.sreq, r->id(), r->hint);
 }
 
 void onData(Request* r, const MsgHeader& h, const void* payload, size_t n) {
   size_t offset = h.size;
   size_t cap = capacityOf(r);
-  if (offset < cap) unpackFrom(r->type, payload, std::min(n, cap - offset), r->buf, r->count, offset);
+  if (offset < cap) {
+    const size_t m = std::min(n, cap - offset);
+    if ((r->hint & kFlagStream) && r->type->isContiguous())
+      copyStream(static_cast<char*>(contiguousBase(r->type, r->buf)) + offset, payload, m);
+    else
+      unpackFrom(r->type, payload, m, r->buf, r->count, offset);
+  }
   r->transferred += n;
   if (r->transferred >= r->total) {
+    if (r->hint & kFlagStream) streamFence();
     r->bytes = static_cast<int64_t>(std::min(r->total, cap));
     r->finish();
   }
@@ -260,6 +288,7 @@ void onRecord(int srcJob, const MsgHeader& h, const void* payload, size_t n) {
     case Kind::kCts: {
       Request* r = Request::fromId(h.sreq);
       r->remoteId = h.size;
+      r->hint = h.flags & kFlagStream;
       r->stage = kStreaming;
       if (E.outq[r->remoteRank].empty() && pushSend(r)) return;
       queueOut(r->remoteRank, OutItem{r, {}});
@@ -320,7 +349,7 @@ void sendSelf(Request* r) {
 
 int enginePoll(void*) {
   int events = 0;
-  if (E.shm) events += E.shm->poll(onRecord);
+  if (E.shm) events += shm::poll(onRecord);
   if (!E.busy.empty()) events += drainOutgoing();
   return events;
 }
@@ -344,6 +373,7 @@ Status setup(const JobInfo& job) {
   E.lim.cmaMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_CMA_MIN")));
   E.lim.rndv = parseRndv(params::getString("LOOM_SHM_RNDV"));
   E.chunk = static_cast<size_t>(std::max<int64_t>(64, params::getInt("LOOM_SHM_PIPELINE_CHUNK")));
+  E.ntMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_NT_MIN")));
 
   for (int r = 0; r < job.proc->size; ++r)
     if (job.nodeOfRank[r] != job.proc->nodeId)
@@ -367,6 +397,10 @@ Status connect() {
   E.shm = shm::active() ? shm::transport() : nullptr;
   E.lim.cma = shm::cmaWorks();
   E.lim.maxPayload = E.shm ? E.shm->maxPayload() : (size_t{1} << 62);
+  E.eagerLimit = std::min(E.lim.eagerMax, E.lim.maxPayload);
+  E.viaShm.assign(E.outq.size(), 0);
+  for (size_t j = 0; j < E.viaShm.size(); ++j)
+    E.viaShm[j] = E.shm && shm::reaches(static_cast<int>(j));
   progress::add(enginePoll, nullptr);
   E.ready = true;
   log::debug("p2p", "%s", describe().c_str());
@@ -385,13 +419,29 @@ std::string describe() {
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "protocols: inline <= %zu B, eager <= %zu B, rendezvous %s (CMA %s, from %zu B), "
-                "pipeline chunks of %zu B",
+                "pipeline chunks of %zu B, non-temporal from %zu B",
                 E.lim.inlineMax, std::min(E.lim.eagerMax, E.lim.maxPayload),
                 E.lim.rndv == RndvMode::kAuto ? "auto"
                 : E.lim.rndv == RndvMode::kGet ? "get"
                                                : "pipeline",
-                E.lim.cma ? "on" : "off", E.lim.cmaMin, E.chunk);
+                E.lim.cma ? "on" : "off", E.lim.cmaMin, E.chunk, E.ntMin);
   return buf;
+}
+
+bool sendEagerNow(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm) {
+  const size_t bytes = static_cast<size_t>(count) * typeSize(type);
+  if (bytes > E.eagerLimit || !type->isContiguous()) return false;
+  const int job = comm->worldRank(dest);
+  if (!E.viaShm[job] || !E.outq[job].empty()) return false;
+  MsgHeader h{};
+  h.ctx = contextOf(comm, Channel::kPt2pt);
+  h.src = comm->rank();
+  h.tag = tag;
+  h.kind = bytes <= E.lim.inlineMax ? Kind::kInline : Kind::kEager;
+  h.size = bytes;
+  // No request: a standard-mode eager send is complete once in the ring, and
+  // the receiver never answers it (sreq stays 0).
+  return shm::send(job, h, static_cast<const char*>(buf) + type->trueLb(), bytes);
 }
 
 Status isend(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm,
@@ -428,12 +478,13 @@ Status start(Request* r) {
   r->active = true;
   r->cancelled = false;
   r->stage = kStart;
+  r->hint = 0;
   r->statusError = MPI_SUCCESS;
   r->transferred = 0;
   r->bytes = 0;
   if (!r->holdsRefs) {
     if (r->comm) r->comm->retain();
-    if (r->type) r->type->retain();
+    if (r->type && !r->type->isPredefined()) r->type->retain();
     r->holdsRefs = true;
   }
   if (r->kind == ReqKind::kRecv) {

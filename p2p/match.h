@@ -6,11 +6,14 @@
 // wildcards (MPI_ANY_SOURCE, MPI_ANY_TAG) make a linear scan necessary, and
 // in practice the queues are short. Transports deliver in order per sender,
 // which together with these FIFO queues gives non-overtaking.
+//
+// Both queues are intrusive singly linked FIFOs (through Request::nextPending
+// and Unexpected::next): posting and matching at the front are a few pointer
+// moves, with no allocation, on the path of every message.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -26,40 +29,77 @@ struct Unexpected {
   std::unique_ptr<std::byte[]> payload;  // eager data (copied out of the transport)
   size_t payloadBytes = 0;
   RtsBody rts{};                   // rendezvous requests
+  Unexpected* next = nullptr;      // the context's queue (owned by MatchTable while queued)
 };
 
 class MatchTable {
  public:
+  MatchTable() = default;
+  MatchTable(const MatchTable&) = delete;
+  MatchTable& operator=(const MatchTable&) = delete;
+  ~MatchTable();
+
   // Does a receive (source, tag) accept this header?
   static bool accepts(int source, int tag, const MsgHeader& h) {
     return (source == MPI_ANY_SOURCE || source == h.src) && (tag == MPI_ANY_TAG || tag == h.tag);
   }
 
   // The oldest posted receive accepting `h`, removed from the queue.
-  Request* takePosted(const MsgHeader& h);
-  void post(uint32_t ctx, Request* r) { queues(ctx).posted.push_back(r); }
+  Request* takePosted(const MsgHeader& h) {
+    Queues& q = queues(h.ctx);
+    Request* r = q.posted.head;
+    if (r && accepts(r->peer, r->tag, h)) [[likely]] {  // the common case
+      q.posted.head = r->nextPending;
+      if (!q.posted.head) q.posted.tail = nullptr;
+      r->nextPending = nullptr;
+      --q.posted.count;
+      return r;
+    }
+    return r ? takePostedScan(q, h) : nullptr;
+  }
+  void post(uint32_t ctx, Request* r) {
+    Queues& q = queues(ctx);
+    r->nextPending = nullptr;
+    if (q.posted.tail)
+      q.posted.tail->nextPending = r;
+    else
+      q.posted.head = r;
+    q.posted.tail = r;
+    ++q.posted.count;
+  }
   // Removes a posted receive (cancel); false if it is not queued.
   bool removePosted(uint32_t ctx, Request* r);
 
   // The oldest unexpected message a receive accepts; removed when `take`.
-  Unexpected* findUnexpected(uint32_t ctx, int source, int tag, bool take);
+  Unexpected* findUnexpected(uint32_t ctx, int source, int tag, bool take) {
+    Queues& q = queues(ctx);
+    if (!q.unexpected.head) return nullptr;  // the common case on a busy receiver
+    return findUnexpectedScan(q, source, tag, take);
+  }
   void addUnexpected(std::unique_ptr<Unexpected> u);
 
-  size_t postedCount(uint32_t ctx) { return queues(ctx).posted.size(); }
-  size_t unexpectedCount(uint32_t ctx) { return queues(ctx).unexpected.size(); }
+  size_t postedCount(uint32_t ctx) { return queues(ctx).posted.count; }
+  size_t unexpectedCount(uint32_t ctx) { return queues(ctx).unexpected.count; }
 
  private:
+  template <class T>
+  struct Fifo {
+    T* head = nullptr;
+    T* tail = nullptr;
+    size_t count = 0;
+  };
   struct Queues {
-    std::deque<Request*> posted;
-    std::deque<Unexpected*> unexpected;  // owned
+    Fifo<Request> posted;
+    Fifo<Unexpected> unexpected;  // owned
   };
   Queues& queues(uint32_t ctx) {
     if (ctx < table_.size() && table_[ctx]) [[likely]]
       return *table_[ctx];
-    if (ctx >= table_.size()) table_.resize(ctx + 1);
-    table_[ctx] = std::make_unique<Queues>();
-    return *table_[ctx];
+    return grow(ctx);
   }
+  Queues& grow(uint32_t ctx);
+  Request* takePostedScan(Queues& q, const MsgHeader& h);
+  Unexpected* findUnexpectedScan(Queues& q, int source, int tag, bool take);
   // Indexed by context: context ids are small integers.
   std::vector<std::unique_ptr<Queues>> table_;
 };

@@ -38,6 +38,12 @@ Status finalize();
 Status isend(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm,
              SendMode mode, Channel channel, Request** out);
 
+// A blocking standard-mode send's fast path: when the message is contiguous,
+// fits the eager limit, goes through shared memory and nothing is queued to
+// that peer, it is written into the ring now and true is returned (the send
+// is complete, no request involved). False: nothing was done, use isend.
+bool sendEagerNow(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm);
+
 // Posts a receive; `source` may be MPI_ANY_SOURCE and `tag` MPI_ANY_TAG.
 Status irecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
              Channel channel, Request** out);

@@ -21,7 +21,10 @@ enum class Kind : uint8_t {
 
 inline bool isMatched(Kind k) { return static_cast<uint8_t>(k) < 8; }
 
-enum : uint8_t { kFlagSync = 1 };
+enum : uint8_t {
+  kFlagSync = 1,    // matched message: synchronous send, answer with kAck
+  kFlagStream = 2,  // kCts: copy this message with non-temporal stores (both sides)
+};
 
 struct MsgHeader {
   uint32_t ctx;    // communicator context * 2 + channel

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "core/log.h"
+#include "p2p/dtview.h"
 
 namespace loom::p2p::shm {
 namespace {
@@ -55,6 +56,23 @@ struct SegmentHeader {
   uint64_t probeAddr[kMaxLocal];  // address of a known word in each process
 };
 
+// Producer side of the ring to one peer.
+struct TxRing {
+  char* data = nullptr;
+  RingControl* rc = nullptr;
+  uint64_t tail = 0;        // where our next record goes
+  uint64_t cachedHead = 0;  // last head we read
+  uint64_t reservedAt = 0;  // position of the reserved record
+};
+
+// Consumer side of the ring from one peer.
+struct RxRing {
+  char* data = nullptr;
+  RingControl* rc = nullptr;
+  uint64_t head = 0;
+  int srcJob = 0;
+};
+
 // This process's view.
 struct State {
   Config cfg;
@@ -65,13 +83,11 @@ struct State {
   int n = 0;               // local size
   SegmentHeader* header = nullptr;
   bool cma = false;
-  std::vector<int> localOf;    // job rank -> local index or -1
-  // Producer side, per destination local index.
-  std::vector<uint64_t> sendTail;     // where our next record goes
-  std::vector<uint64_t> cachedHead;   // last head we read
-  std::vector<uint64_t> reservedAt;   // position of the reserved record
-  // Consumer side, per source local index.
-  std::vector<uint64_t> recvHead;
+  uint64_t ring = 0;       // ring bytes (a power of two), copied out of the header
+  uint64_t mask = 0;       // ring - 1
+  std::vector<int> localOf;  // job rank -> local index or -1
+  std::vector<TxRing> tx;    // by destination local index
+  std::vector<RxRing> rx;    // one per peer (not ourselves), polled in this order
 } gS;
 
 const uint64_t kProbeWord = 0x5052424543484b21;  // read by peers to test CMA
@@ -92,41 +108,50 @@ size_t headerBytes() { return (sizeof(SegmentHeader) + kLine - 1) / kLine * kLin
 
 // ---- transport table ----
 
-size_t maxPayload() { return gS.header->ringBytes / 4 - sizeof(RecordPrefix); }
+size_t maxPayload() { return gS.ring / 4 - sizeof(RecordPrefix); }
 
-void* reserve(int peer, size_t payloadBytes) {
-  int to = gS.localOf[peer];
-  const uint64_t R = gS.header->ringBytes;
-  const size_t need = recordBytes(payloadBytes);
-  uint64_t pos = gS.sendTail[to];
-  size_t off = pos & (R - 1);
+// Room for a record of `need` bytes at the producer's tail (after a padding
+// record when it would straddle the ring's end): its prefix, or nullptr.
+inline RecordPrefix* reserveIn(TxRing& t, size_t need) {
+  const uint64_t R = gS.ring;
+  uint64_t pos = t.tail;
+  size_t off = pos & gS.mask;
   size_t pad = (R - off < need) ? R - off : 0;
-  if (pos + pad + need - gS.cachedHead[to] > R) {
-    gS.cachedHead[to] = ringControl(gS.me, to)->head.load(std::memory_order_acquire);
-    if (pos + pad + need - gS.cachedHead[to] > R) return nullptr;
+  if (pos + pad + need - t.cachedHead > R) [[unlikely]] {
+    t.cachedHead = t.rc->head.load(std::memory_order_acquire);
+    if (pos + pad + need - t.cachedHead > R) return nullptr;
   }
-  char* data = ringData(gS.me, to);
-  if (pad) {
-    auto* p = reinterpret_cast<RecordPrefix*>(data + off);
+  if (pad) [[unlikely]] {
+    auto* p = reinterpret_cast<RecordPrefix*>(t.data + off);
     p->payloadBytes = kPad;
     p->seq.store(static_cast<uint32_t>(pos), std::memory_order_release);
     pos += pad;
     off = 0;
   }
-  gS.reservedAt[to] = pos;
-  return data + off + sizeof(RecordPrefix);
+  t.reservedAt = pos;
+  return reinterpret_cast<RecordPrefix*>(t.data + off);
+}
+
+// Publishes the record at `pos`: header first, the sequence number last.
+inline void publish(TxRing& t, RecordPrefix* p, uint64_t pos, const MsgHeader& hdr,
+                    size_t payloadBytes) {
+  p->payloadBytes = static_cast<uint32_t>(payloadBytes);
+  p->hdr = hdr;
+  // Release (a plain store on x86): payload and header are visible before the
+  // sequence number.
+  p->seq.store(static_cast<uint32_t>(pos), std::memory_order_release);
+  t.tail = pos + recordBytes(payloadBytes);
+}
+
+void* reserve(int peer, size_t payloadBytes) {
+  RecordPrefix* p = reserveIn(gS.tx[gS.localOf[peer]], recordBytes(payloadBytes));
+  return p ? p + 1 : nullptr;
 }
 
 void commit(int peer, const MsgHeader& hdr, size_t payloadBytes) {
-  int to = gS.localOf[peer];
-  const uint64_t R = gS.header->ringBytes;
-  uint64_t pos = gS.reservedAt[to];
-  auto* p = reinterpret_cast<RecordPrefix*>(ringData(gS.me, to) + (pos & (R - 1)));
-  p->payloadBytes = static_cast<uint32_t>(payloadBytes);
-  p->hdr = hdr;
-  // Release: payload and header are visible before the sequence number.
-  p->seq.store(static_cast<uint32_t>(pos), std::memory_order_release);
-  gS.sendTail[to] = pos + recordBytes(payloadBytes);
+  TxRing& t = gS.tx[gS.localOf[peer]];
+  auto* p = reinterpret_cast<RecordPrefix*>(t.data + (t.reservedAt & gS.mask));
+  publish(t, p, t.reservedAt, hdr, payloadBytes);
 }
 
 bool readRemote(int pid, uint64_t remoteAddr, void* local, size_t bytes) {
@@ -147,36 +172,41 @@ bool readRemote(int pid, uint64_t remoteAddr, void* local, size_t bytes) {
   return true;
 }
 
-int poll(DeliverFn deliver) {
+// Delivers every record waiting in one ring (at least one is).
+[[gnu::noinline]] int drain(RxRing& rr, DeliverFn deliver) {
   int events = 0;
-  const uint64_t R = gS.header->ringBytes;
-  for (int from = 0; from < gS.n; ++from) {
-    if (from == gS.me) continue;
-    char* data = ringData(from, gS.me);
-    uint64_t head = gS.recvHead[from];
-    auto* p = reinterpret_cast<RecordPrefix*>(data + (head & (R - 1)));
-    if (p->seq.load(std::memory_order_acquire) != static_cast<uint32_t>(head)) continue;
-    RingControl* rc = ringControl(from, gS.me);
-    const int srcJob = gS.cfg.localPeers[from];
-    do {
-      if (p->payloadBytes == kPad) {
-        head += R - (head & (R - 1));
-      } else {
-        deliver(srcJob, p->hdr, p + 1, p->payloadBytes);
-        ++events;
-        head += recordBytes(p->payloadBytes);
-      }
-      // Free the space at once: a sender streaming a large message can go on
-      // while we handle the rest.
-      rc->head.store(head, std::memory_order_release);
-      p = reinterpret_cast<RecordPrefix*>(data + (head & (R - 1)));
-    } while (p->seq.load(std::memory_order_acquire) == static_cast<uint32_t>(head));
-    gS.recvHead[from] = head;
+  const uint64_t R = gS.ring;
+  uint64_t head = rr.head;
+  auto* p = reinterpret_cast<RecordPrefix*>(rr.data + (head & gS.mask));
+  do {
+    if (p->payloadBytes == kPad) {
+      head += R - (head & gS.mask);
+    } else {
+      deliver(rr.srcJob, p->hdr, p + 1, p->payloadBytes);
+      ++events;
+      head += recordBytes(p->payloadBytes);
+    }
+    // Free the space at once: a sender streaming a large message can go on
+    // while we handle the rest.
+    rr.rc->head.store(head, std::memory_order_release);
+    p = reinterpret_cast<RecordPrefix*>(rr.data + (head & gS.mask));
+  } while (p->seq.load(std::memory_order_acquire) == static_cast<uint32_t>(head));
+  rr.head = head;
+  return events;
+}
+
+int pollRings(DeliverFn deliver) {
+  int events = 0;
+  // The idle case is one load per peer: the next record's sequence number.
+  for (RxRing& rr : gS.rx) {
+    auto* p = reinterpret_cast<const RecordPrefix*>(rr.data + (rr.head & gS.mask));
+    if (p->seq.load(std::memory_order_acquire) == static_cast<uint32_t>(rr.head)) [[unlikely]]
+      events += drain(rr, deliver);
   }
   return events;
 }
 
-const Transport kShm = {"shm", maxPayload, reserve, commit, readRemote, poll};
+const Transport kShm = {"shm", maxPayload, reserve, commit, readRemote, pollRings};
 
 bool probeCma() {
   if (gS.n < 2) return false;
@@ -276,11 +306,24 @@ Status connect() {
 
   gS.localOf.assign(gS.cfg.localPeers.back() + 1, -1);
   for (int i = 0; i < gS.n; ++i) gS.localOf[gS.cfg.localPeers[i]] = i;
-  const uint64_t start = gS.header->ringBytes;  // see setup()
-  gS.sendTail.assign(gS.n, start);
-  gS.cachedHead.assign(gS.n, start);
-  gS.reservedAt.assign(gS.n, start);
-  gS.recvHead.assign(gS.n, start);
+  gS.ring = gS.header->ringBytes;
+  gS.mask = gS.ring - 1;
+  const uint64_t start = gS.ring;  // see setup()
+  gS.tx.assign(gS.n, TxRing());
+  gS.rx.clear();
+  for (int i = 0; i < gS.n; ++i) {
+    TxRing& t = gS.tx[i];
+    t.data = ringData(gS.me, i);
+    t.rc = ringControl(gS.me, i);
+    t.tail = t.cachedHead = t.reservedAt = start;
+    if (i == gS.me) continue;
+    RxRing rr;
+    rr.data = ringData(i, gS.me);
+    rr.rc = ringControl(i, gS.me);
+    rr.head = start;
+    rr.srcJob = gS.cfg.localPeers[i];
+    gS.rx.push_back(rr);
+  }
 
   bool works = probeCma();
   if (gS.cfg.cmaMode == 1 && !works)
@@ -307,6 +350,17 @@ bool reaches(int jobRank) {
 }
 
 const Transport* transport() { return &kShm; }
+
+int poll(DeliverFn deliver) { return pollRings(deliver); }
+
+bool send(int peerJob, const MsgHeader& hdr, const void* data, size_t bytes) {
+  TxRing& t = gS.tx[gS.localOf[peerJob]];
+  RecordPrefix* p = reserveIn(t, recordBytes(bytes));
+  if (!p) return false;
+  copyBytes(p + 1, data, bytes);
+  publish(t, p, t.reservedAt, hdr, bytes);
+  return true;
+}
 
 bool cmaWorks() { return gS.cma; }
 

@@ -44,4 +44,10 @@ const Transport* transport();
 // Whether single-copy reads (CMA) work on this node.
 bool cmaWorks();
 
+// The table's hot entries, callable directly by the engine (no indirection):
+// poll() delivers waiting records; send() reserves, copies `bytes` of
+// contiguous payload and publishes in one step (false when the ring is full).
+int poll(DeliverFn deliver);
+bool send(int peerJob, const MsgHeader& hdr, const void* data, size_t bytes);
+
 }  // namespace loom::p2p::shm

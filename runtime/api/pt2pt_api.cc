@@ -41,10 +41,19 @@ struct Checked {
   Datatype* type = nullptr;
 };
 
-// Validates a send's arguments; MPI_SUCCESS or the code the error handler
-// gave back.
-int checkSend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-              const char* fn, Checked* out) {
+// True exactly when checkData() would succeed; the hot path tests this and
+// builds the (string-carrying) Status only on failure.
+inline bool dataOk(const void* buf, int count, const Datatype* t) {
+  return count >= 0 && t && t->isCommitted() &&
+         (buf || count == 0 || t->size() == 0 || t->trueLb() >= 4096);
+}
+
+// Validates a send's arguments in the documented order, raising the first
+// failure; MPI_SUCCESS or the code the error handler gave back. Out of line:
+// the hot path below only calls it when a quick test fails.
+[[gnu::noinline, gnu::cold]] int checkSendSlow(const void* buf, int count, MPI_Datatype datatype,
+                                               int dest, int tag, MPI_Comm comm, const char* fn,
+                                               Checked* out) {
   out->comm = loom::api::toComm(comm);
   if (!out->comm) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
   out->type = loom::api::toDatatype(datatype);
@@ -60,8 +69,9 @@ int checkSend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
   return MPI_SUCCESS;
 }
 
-int checkRecv(const void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              const char* fn, Checked* out) {
+[[gnu::noinline, gnu::cold]] int checkRecvSlow(const void* buf, int count, MPI_Datatype datatype,
+                                               int source, int tag, MPI_Comm comm, const char* fn,
+                                               Checked* out) {
   out->comm = loom::api::toComm(comm);
   if (!out->comm) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
   out->type = loom::api::toDatatype(datatype);
@@ -79,6 +89,34 @@ int checkRecv(const void* buf, int count, MPI_Datatype datatype, int source, int
                  errorf(MPI_ERR_TAG, "tag=%d is not in [0, %d] or MPI_ANY_TAG", tag, loom::kTagUb),
                  fn);
   return MPI_SUCCESS;
+}
+
+// The checks as one quick test (no Status, no strings built); any failure
+// goes to the slow version, which finds and reports the first problem.
+inline int checkSend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, const char* fn, Checked* out) {
+  Comm* c = loom::api::toComm(comm);
+  Datatype* t = c ? loom::api::toDatatype(datatype) : nullptr;
+  if (c && dataOk(buf, count, t) && loom::api::validSendRank(dest, c->size()) &&
+      loom::api::validSendTag(tag)) [[likely]] {
+    out->comm = c;
+    out->type = t;
+    return MPI_SUCCESS;
+  }
+  return checkSendSlow(buf, count, datatype, dest, tag, comm, fn, out);
+}
+
+inline int checkRecv(const void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm, const char* fn, Checked* out) {
+  Comm* c = loom::api::toComm(comm);
+  Datatype* t = c ? loom::api::toDatatype(datatype) : nullptr;
+  if (c && dataOk(buf, count, t) && loom::api::validRecvRank(source, c->size()) &&
+      loom::api::validRecvTag(tag)) [[likely]] {
+    out->comm = c;
+    out->type = t;
+    return MPI_SUCCESS;
+  }
+  return checkRecvSlow(buf, count, datatype, source, tag, comm, fn, out);
 }
 
 // The error of a finished receive, raised (MPI_SUCCESS when none).
@@ -155,6 +193,10 @@ int blockingSend(const void* buf, int count, MPI_Datatype datatype, int dest, in
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Checked c;
   if (int rc = checkSend(buf, count, datatype, dest, tag, comm, fn, &c)) return rc;
+  // Small standard sends go straight into the peer's ring, without a request.
+  if ((mode == SendMode::kStandard || mode == SendMode::kReady) && dest != MPI_PROC_NULL &&
+      loom::p2p::sendEagerNow(buf, count, c.type, dest, tag, c.comm))
+    return MPI_SUCCESS;
   Request* r;
   if (int rc = startSend(buf, count, c.type, dest, tag, c.comm, mode, &r, fn)) return rc;
   return finishBlocking(r, c.comm, MPI_STATUS_IGNORE, fn);

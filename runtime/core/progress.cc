@@ -1,34 +1,33 @@
 #include "core/progress.h"
 
-#include <algorithm>
-#include <vector>
+#include <cstdio>
+#include <cstdlib>
 
 namespace loom::progress {
-namespace {
-struct Poller {
-  PollFn fn;
-  void* ctx;
-};
-std::vector<Poller> gPollers;
+namespace detail {
+Poller gPollers[kMaxPollers];
+size_t gCount = 0;
 bool gOversubscribed = false;
-}  // namespace
+}  // namespace detail
 
-void add(PollFn fn, void* ctx) { gPollers.push_back({fn, ctx}); }
+using detail::gCount;
+using detail::gPollers;
+
+void add(PollFn fn, void* ctx) {
+  if (gCount == detail::kMaxPollers) {
+    // A fixed table keeps the loop free of reallocation hazards; a handful of
+    // pollers exist (p2p, schedules, shared-memory collectives).
+    std::fprintf(stderr, "loom: more than %zu progress pollers\n", detail::kMaxPollers);
+    std::abort();
+  }
+  gPollers[gCount++] = {fn, ctx};
+}
 
 void remove(PollFn fn, void* ctx) {
-  gPollers.erase(std::remove_if(gPollers.begin(), gPollers.end(),
-                                [&](const Poller& p) { return p.fn == fn && p.ctx == ctx; }),
-                 gPollers.end());
+  size_t out = 0;
+  for (size_t i = 0; i < gCount; ++i)
+    if (!(gPollers[i].fn == fn && gPollers[i].ctx == ctx)) gPollers[out++] = gPollers[i];
+  gCount = out;
 }
-
-int poll() {
-  int events = 0;
-  // Index loop: a poller may add another (a schedule starting a step).
-  for (size_t i = 0; i < gPollers.size(); ++i) events += gPollers[i].fn(gPollers[i].ctx);
-  return events;
-}
-
-void setOversubscribed(bool yes) { gOversubscribed = yes; }
-bool oversubscribed() { return gOversubscribed; }
 
 }  // namespace loom::progress

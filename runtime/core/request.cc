@@ -39,7 +39,7 @@ void Request::finish() {
   if (holdsRefs) {
     holdsRefs = false;
     if (comm) Comm::release(comm);
-    if (type) type->release();
+    if (type && !type->isPredefined()) type->release();  // predefined: never counted
   }
   if (onComplete) onComplete(this);
   if (userFreed && !persistent) release(this);

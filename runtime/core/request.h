@@ -53,6 +53,7 @@ struct Request {
   // Protocol state, owned by the layer that progresses the request.
   uint8_t protocol = 0;     // how the owner moves it (p2p::Kind for p2p)
   uint8_t stage = 0;        // owner-defined progress stage
+  uint8_t hint = 0;         // owner-defined flags (p2p: copy with non-temporal stores)
   int remoteRank = -1;      // job rank of the peer, once known
   uint64_t remoteId = 0;    // the peer's request id (rendezvous, sync acks)
   size_t transferred = 0;   // bytes moved so far

@@ -65,7 +65,9 @@ set(LOOM_P2P_PROTOCOLS
   "all_rndv:LOOM_SHM_EAGER_MAX=0"
   "all_eager:LOOM_SHM_EAGER_MAX=32m,LOOM_SHM_RING_BYTES=128m"
   "no_cma:LOOM_SHM_CMA=0"
-  "tiny_ring:LOOM_SHM_RING_BYTES=4k")
+  "tiny_ring:LOOM_SHM_RING_BYTES=4k"
+  "nt_all:LOOM_SHM_RNDV=pipeline,LOOM_SHM_NT_MIN=1"
+  "nt_never:LOOM_SHM_RNDV=pipeline,LOOM_SHM_NT_MIN=0")
 # (A ring's largest record is about a quarter of it, so "everything eager"
 # needs a 128 MB ring for the 16 MB message.)
 foreach(p ${LOOM_P2P_PROTOCOLS})
@@ -76,6 +78,6 @@ foreach(p ${LOOM_P2P_PROTOCOLS})
   string(REPLACE "," ";" penv "${penv}")
   loom_p2p_test(mp.p2p.exchange_${pname}.3 exchange 3 TIMEOUT 120 ENV ${penv})
   loom_p2p_test(mp.p2p.exchange_vector_${pname}.2 exchange 2 TIMEOUT 120 ENV ${penv}
-                ARGS --vector --max 1048579)
+                ARGS --vector)
   loom_p2p_test(mp.p2p.order_${pname}.4 order 4 TIMEOUT 90 ENV ${penv})
 endforeach()
