@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/log.h"
+#include "coll/op.h"
 #include "core/progress.h"
 #include "p2p/p2p.h"
 
@@ -23,6 +24,26 @@ void Schedule::send(const void* buf, int64_t count, Datatype* type, int peer) {
 
 void Schedule::recv(void* buf, int64_t count, Datatype* type, int peer) {
   rounds_.back().steps.push_back(Step{Step::Kind::kRecv, buf, count, type, peer, nullptr});
+}
+
+namespace {
+void foldWithOp(const void* in, void* inout, size_t bytes, void* ctx, Datatype* type) {
+  (void)reduceLocal(in, inout, static_cast<int64_t>(bytes / type->size()), type,
+                    static_cast<Op*>(ctx));
+}
+}  // namespace
+
+void Schedule::recvReduce(void* buf, int64_t count, Datatype* type, Op* op, int peer) {
+  if (count > 0 && p2p::canFold(type)) {
+    Step s{Step::Kind::kRecv, buf, count, type, peer, nullptr};
+    s.op = op;
+    rounds_.back().steps.push_back(std::move(s));
+    return;
+  }
+  char* tmp = scratchLike(*this, count, type);
+  recv(tmp, count, type, peer);
+  endRound();
+  local([=] { (void)reduceLocal(tmp, buf, count, type, op); });
 }
 
 void Schedule::local(LocalFn fn) {
@@ -48,7 +69,8 @@ bool Schedule::startRound() {
     Status st = s.kind == Step::Kind::kSend
                     ? p2p::isend(s.buf, s.count, s.type, s.peer, tag_, comm_, SendMode::kStandard,
                                  Channel::kColl, &r)
-                    : p2p::irecv(s.buf, s.count, s.type, s.peer, tag_, comm_, Channel::kColl, &r);
+                : s.op ? p2p::irecvFold(s.buf, s.count, s.type, s.peer, tag_, comm_, foldWithOp, s.op, &r)
+                       : p2p::irecv(s.buf, s.count, s.type, s.peer, tag_, comm_, Channel::kColl, &r);
     if (!st.isOk()) {
       status_ = st;
       return false;

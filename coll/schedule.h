@@ -27,6 +27,8 @@
 
 namespace loom::coll {
 
+class Op;
+
 class Schedule {
  public:
   // A local step: reduce or copy, given as a function run at round start.
@@ -38,6 +40,13 @@ class Schedule {
 
   void send(const void* buf, int64_t count, Datatype* type, int peer);
   void recv(void* buf, int64_t count, Datatype* type, int peer);
+  // Receives `count` elements and reduces them into `buf` (buf = received op
+  // buf, as reduceLocal); the result is there when the round is done. Where
+  // the transport can (p2p::canFold) the message is reduced piece by piece as
+  // it arrives, while it is in the cache; otherwise it is received into
+  // scratch and reduced in a round of its own. So: add it last in its round,
+  // and do not send from `buf` in the same round.
+  void recvReduce(void* buf, int64_t count, Datatype* type, Op* op, int peer);
   void local(LocalFn fn);
   // Ends the current round.
   void endRound();
@@ -61,6 +70,7 @@ class Schedule {
     Datatype* type;
     int peer;
     LocalFn fn;
+    Op* op = nullptr;  // kRecv: reduce into buf instead of overwriting it
   };
   struct Round {
     std::vector<Step> steps;

@@ -202,11 +202,22 @@ void setMatchedStatus(Request* r, const MsgHeader& h) {
   if (h.size > capacityOf(r)) r->statusError = MPI_ERR_TRUNCATE;
 }
 
+// Received bytes [offset, offset + bytes) of a receive land in its buffer:
+// copied (unpacked), or folded into it (irecvFold).
+inline void land(Request* r, const void* in, size_t bytes, size_t offset) {
+  if (r->fold) [[unlikely]] {
+    if (bytes) r->fold(in, static_cast<char*>(contiguousBase(r->type, r->buf)) + offset, bytes,
+                       r->foldCtx, r->type);
+    return;
+  }
+  unpackFrom(r->type, in, bytes, r->buf, r->count, offset);
+}
+
 // A receive meets an eager message (from the transport or unexpected).
 void deliverEager(Request* r, const MsgHeader& h, int srcJob, const void* data) {
   setMatchedStatus(r, h);
   size_t m = std::min<size_t>(h.size, capacityOf(r));
-  unpackFrom(r->type, data, m, r->buf, r->count, 0);
+  land(r, data, m, 0);
   r->bytes = static_cast<int64_t>(m);
   if (h.flags & kFlagSync) sendCtl(srcJob, Kind::kAck, h.sreq, 0);
   r->finish();
@@ -220,7 +231,7 @@ void deliverRts(Request* r, const MsgHeader& h, int srcJob, const RtsBody& rts) 
   size_t m = std::min<size_t>(h.size, capacityOf(r));
   void* dst = contiguousBase(r->type, r->buf);
   const Transport* t = transportTo(srcJob);
-  if (h.kind == Kind::kRtsGet && r->type->isContiguous() && t &&
+  if (h.kind == Kind::kRtsGet && r->type->isContiguous() && !r->fold && t &&
       t->readRemote(rts.pid, rts.addr, dst, m)) {
     r->bytes = static_cast<int64_t>(m);
     sendCtl(srcJob, Kind::kFin, h.sreq, 0);
@@ -245,7 +256,7 @@ void onData(Request* r, const MsgHeader& h, const void* payload, size_t n) {
     if ((r->hint & kFlagStream) && r->type->isContiguous())
       copyStream(static_cast<char*>(contiguousBase(r->type, r->buf)) + offset, payload, m);
     else
-      unpackFrom(r->type, payload, m, r->buf, r->count, offset);
+      land(r, payload, m, offset);
   }
   r->transferred += n;
   if (r->transferred >= r->total) {
@@ -469,6 +480,32 @@ Status irecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm
   r->tag = tag;
   r->comm = comm;
   r->channel = channel;
+  *out = r;
+  return start(r);
+}
+
+bool canFold(const Datatype* type) {
+  const size_t size = typeSize(type);
+  if (!type->isContiguous() || (size != 1 && size != 2 && size != 4 && size != 8)) return false;
+  // The pipeline's pieces: min(chunk, largest record); eager messages come
+  // whole. Payloads start 8-byte aligned in the rings.
+  const size_t piece = E.shm ? std::min(E.chunk, E.shm->maxPayload()) : E.chunk;
+  return piece % size == 0 && type->trueLb() % static_cast<int64_t>(size) == 0;
+}
+
+Status irecvFold(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
+                 void (*fold)(const void*, void*, size_t, void*, Datatype*), void* ctx,
+                 Request** out) {
+  Request* r = Request::alloc(ReqKind::kRecv);
+  r->buf = buf;
+  r->count = count;
+  r->type = type;
+  r->peer = source;
+  r->tag = tag;
+  r->comm = comm;
+  r->channel = Channel::kColl;
+  r->fold = fold;
+  r->foldCtx = ctx;
   *out = r;
   return start(r);
 }

@@ -44,6 +44,18 @@ Status isend(const void* buf, int64_t count, Datatype* type, int dest, int tag, 
 // is complete, no request involved). False: nothing was done, use isend.
 bool sendEagerNow(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm);
 
+// Whether a receive of `type` can fold (irecvFold): contiguous, basic
+// elements of 1, 2, 4 or 8 bytes (aligned where the transport puts them),
+// and every piece the transport delivers a whole number of elements.
+bool canFold(const Datatype* type);
+
+// A receive on the collective channel that combines the message into `buf`
+// (fold(in, inout, bytes, ctx, type) per piece) instead of overwriting it.
+// Only for types canFold() accepts.
+Status irecvFold(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
+                 void (*fold)(const void*, void*, size_t, void*, Datatype*), void* ctx,
+                 Request** out);
+
 // Posts a receive; `source` may be MPI_ANY_SOURCE and `tag` MPI_ANY_TAG.
 Status irecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
              Channel channel, Request** out);

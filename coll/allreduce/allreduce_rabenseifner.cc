@@ -46,8 +46,6 @@ Status allreduceRabenseifner(Schedule& s, const CollArgs& a) {
   int pof2 = 1;
   while (pof2 * 2 <= p) pof2 *= 2;
   const int rem = p - pof2;
-  char* tmp = scratchLike(s, n, t);
-
   int v;
   if (r < 2 * rem) {
     if (r % 2 == 0) {
@@ -55,9 +53,8 @@ Status allreduceRabenseifner(Schedule& s, const CollArgs& a) {
       s.endRound();
       v = -1;
     } else {
-      s.recv(tmp, n, t, r - 1);
+      s.recvReduce(acc, n, t, op, r - 1);
       s.endRound();
-      s.local([=] { (void)reduceLocal(tmp, acc, n, t, op); });
       v = r / 2;
     }
   } else {
@@ -77,12 +74,10 @@ Status allreduceRabenseifner(Schedule& s, const CollArgs& a) {
       Step st{realRank(v ^ mask), lo, mid, mid, hi};
       if (v & mask) st = Step{st.peer, mid, hi, lo, mid};
       s.send(elemAt(acc, off(st.giveLo), t), off(st.giveHi) - off(st.giveLo), t, st.peer);
-      char* in = elemAt(tmp, off(st.keepLo), t);
-      char* io = elemAt(acc, off(st.keepLo), t);
-      const int64_t cnt = off(st.keepHi) - off(st.keepLo);
-      s.recv(in, cnt, t, st.peer);
+      // The half we keep is folded in as it arrives; we send the other.
+      s.recvReduce(elemAt(acc, off(st.keepLo), t), off(st.keepHi) - off(st.keepLo), t, op,
+                   st.peer);
       s.endRound();
-      s.local([=] { (void)reduceLocal(in, io, cnt, t, op); });
       steps.push_back(st);
       lo = st.keepLo;
       hi = st.keepHi;

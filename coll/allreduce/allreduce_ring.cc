@@ -5,10 +5,11 @@
 // blockOffset(n, p, b) of every rank's buffer.
 // Steps:
 //  1. Reduce-scatter, p-1 rounds: in round k rank r sends block (r-k) mod p
-//     to r+1 and receives block (r-k-1) mod p from r-1, which it folds into
-//     its own copy at the start of the next round (so a block travels the
-//     ring collecting one contribution per hop). Afterwards rank r holds
-//     the finished block (r+1) mod p.
+//     to r+1 and receives block (r-k-1) mod p from r-1, folding it into its
+//     own copy as it arrives (Schedule::recvReduce: no scratch copy, the
+//     pieces are reduced while still in the cache), so a block travels the
+//     ring collecting one contribution per hop. Afterwards rank r holds the
+//     finished block (r+1) mod p.
 //  2. Allgather, p-1 rounds: in round k rank r sends block (r+1-k) mod p to
 //     r+1 and receives block (r-k) mod p from r-1 straight into its result.
 // Every block is reduced exactly once, on one rank, and then only copied,
@@ -41,16 +42,12 @@ Status allreduceRing(Schedule& s, const CollArgs& a) {
 
   const int right = (r + 1) % p, left = (r - 1 + p) % p;
   auto mod = [p](int x) { return ((x % p) + p) % p; };
-  char* tmp = scratchLike(s, blockSize(n, p, 0), t);  // block 0 is the largest
-
   for (int k = 0; k < p - 1; ++k) {
     const int sb = mod(r - k), rb = mod(r - k - 1);
     s.send(elemAt(acc, blockOffset(n, p, sb), t), blockSize(n, p, sb), t, right);
-    s.recv(tmp, blockSize(n, p, rb), t, left);
+    // Folded into our copy of block rb as it arrives (sb != rb: p > 1).
+    s.recvReduce(elemAt(acc, blockOffset(n, p, rb), t), blockSize(n, p, rb), t, op, left);
     s.endRound();
-    char* dst = elemAt(acc, blockOffset(n, p, rb), t);
-    const int64_t cnt = blockSize(n, p, rb);
-    s.local([=] { (void)reduceLocal(tmp, dst, cnt, t, op); });
   }
   for (int k = 0; k < p - 1; ++k) {
     const int sb = mod(r + 1 - k), rb = mod(r - k);

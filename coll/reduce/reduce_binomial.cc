@@ -46,26 +46,16 @@ Status reduceBinomial(Schedule& s, const CollArgs& a) {
     const void* src = a.sendbuf;
     s.local([=] { copyLike(src, acc, n, t); });
   }
-  char* tmp = leaf ? nullptr : scratchLike(s, n, t);
-
-  bool pending = false;  // tmp holds a partial to fold in
   for (int mask = 1; mask < p; mask <<= 1) {
-    if (pending) {
-      s.local([=] { (void)reduceLocal(tmp, acc, n, t, op); });
-      pending = false;
-    }
     if (v & mask) {
       s.send(acc, n, t, (v - mask + a.root) % p);
       s.endRound();
       break;
     }
-    if (v + mask < p) {
-      s.recv(tmp, n, t, (v + mask + a.root) % p);
-      pending = true;
-    }
+    // A child's partial result, folded into ours as it arrives.
+    if (v + mask < p) s.recvReduce(acc, n, t, op, (v + mask + a.root) % p);
     s.endRound();
   }
-  if (pending) s.local([=] { (void)reduceLocal(tmp, acc, n, t, op); });
   return Status::ok();
 }
 

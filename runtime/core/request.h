@@ -61,6 +61,13 @@ struct Request {
   void* scratch = nullptr;  // e.g. a packed copy of a non-contiguous send
   Request* nextPending = nullptr;  // intrusive link for the owner's queues
 
+  // A receive that folds into its buffer instead of overwriting it
+  // (collectives' reduce steps): each piece of the message is handed to
+  // fold(in, inout, bytes, foldCtx, type) as it arrives, while it is still in
+  // the cache, instead of being copied aside and reduced afterwards.
+  void (*fold)(const void* in, void* inout, size_t bytes, void* ctx, Datatype* type) = nullptr;
+  void* foldCtx = nullptr;
+
   // Called once when the request completes (collective schedules, buffered
   // sends). Runs inside progress.
   void (*onComplete)(Request*) = nullptr;

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "coll/op.h"
 #include "coll/schedule.h"
 #include "core/comm.h"
 #include "core/datatype.h"
@@ -98,7 +99,16 @@ inline std::string simulate(std::vector<std::unique_ptr<coll::Schedule>>& scheds
             return "rank " + std::to_string(r) + " round " + std::to_string(round[r]) +
                    ": received " + std::to_string(m.data.size()) + " bytes from " +
                    std::to_string(pr.step->peer) + " into a receive of " + std::to_string(cap);
-          if (cap) pr.step->type->unpack(pr.step->buf, pr.step->count, 0, m.data.data(), cap);
+          if (cap && pr.step->op) {  // recvReduce: fold into the buffer
+            // A contiguous type: its data bytes start at base + trueLb.
+            std::vector<char> tmp(cap);
+            char* base = tmp.data() - pr.step->type->trueLb();
+            pr.step->type->unpack(base, pr.step->count, 0, m.data.data(), cap);
+            (void)coll::reduceLocal(base, pr.step->buf, pr.step->count, pr.step->type,
+                                    pr.step->op);
+          } else if (cap) {
+            pr.step->type->unpack(pr.step->buf, pr.step->count, 0, m.data.data(), cap);
+          }
           pr.done = true;
           progress = true;
         }
