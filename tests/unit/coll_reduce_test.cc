@@ -16,6 +16,7 @@
 #include "coll/algorithms.h"
 #include "coll/op.h"
 #include "coll/reduce_kernels.h"
+#include "p2p/p2p.h"
 #include "coll_sim.h"
 
 using loom::BasicKind;
@@ -606,4 +607,33 @@ TEST(CollReduceSelector, RulesPickAsDocumented) {
     ASSERT_TRUE(loom::coll::select(a, &alg).isOk());
     EXPECT_STREQ(alg->name, c.expect) << c.bytes << " bytes on " << c.comm->size();
   }
+}
+
+// Which receives reduce as they arrive (p2p::irecvFold) and which fall back
+// to a scratch copy and a reduction round; both give the same results (the
+// simulations above run the folding path with int64 and the fallback with
+// the 16-byte matrices; the multi-process reduce suites run both).
+TEST(CollReduceAlgorithms, FoldOnlyWholeAlignedElements) {
+  EXPECT_TRUE(loom::p2p::canFold(dt(MPI_FLOAT)));
+  EXPECT_TRUE(loom::p2p::canFold(dt(MPI_DOUBLE)));
+  EXPECT_TRUE(loom::p2p::canFold(dt(MPI_INT8_T)));
+  EXPECT_TRUE(loom::p2p::canFold(dt(MPIX_BFLOAT16)));
+  EXPECT_FALSE(loom::p2p::canFold(dt(MPI_C_DOUBLE_COMPLEX)));  // 16 bytes
+  EXPECT_FALSE(loom::p2p::canFold(dt(MPI_DOUBLE_INT)));        // not contiguous
+  Datatype* vec = nullptr;
+  ASSERT_TRUE(loom::typeVector(3, 1, 2, dt(MPI_INT), &vec).isOk());
+  vec->commit();
+  EXPECT_FALSE(loom::p2p::canFold(vec));
+  vec->release();
+  // A fallback recvReduce ends its round: the reduction runs in the next.
+  loom::sim::SimComms comms(2);
+  Schedule s(comms[0], 0);
+  std::vector<char> buf(32);
+  s.recvReduce(buf.data(), 2, dt(MPI_C_DOUBLE_COMPLEX), op(MPI_SUM), 1);
+  s.endRound();
+  EXPECT_EQ(s.roundCount(), 2u);
+  Schedule f(comms[0], 0);
+  f.recvReduce(buf.data(), 4, dt(MPI_DOUBLE), op(MPI_SUM), 1);
+  f.endRound();
+  EXPECT_EQ(f.roundCount(), 1u);
 }
