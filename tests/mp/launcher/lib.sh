@@ -56,6 +56,12 @@ run_job() {
 # finish with wait_job.
 start_job() {
   JOB_START=$(date +%s%N)
+  # Empty the files here, not only in the background job's redirection: that
+  # runs whenever the subshell gets the CPU, and until then wait_lines would
+  # count the previous job's lines (a loaded machine sent SIGUSR1 to ranks
+  # that had not installed their handler yet, seen as exit 138).
+  : >"$OUT"
+  : >"$ERR"
   "$LOOMRUN" "$@" </dev/null >"$OUT" 2>"$ERR" &
   PID=$!
 }
