@@ -87,8 +87,18 @@ bool Schedule::advance() {
       if (!startRound()) return true;
     }
     // The round is done when all its sends and receives are.
-    for (Request* r : pending_)
-      if (!r->complete) return false;
+    for (Request* r : pending_) {
+      if (r->complete) continue;
+      if (check_ && (++idle_ & 1023) == 0) {
+        Status st = check_(checkCtx_, *this);
+        if (!st.isOk()) {
+          status_ = st;
+          abandon();
+          return true;
+        }
+      }
+      return false;
+    }
     for (Request* r : pending_) {
       if (r->statusError != MPI_SUCCESS && status_.isOk())
         status_ = errorf(r->statusError, "a collective message was truncated: the ranks "
@@ -101,6 +111,23 @@ bool Schedule::advance() {
     started_ = false;
   }
   return true;
+}
+
+void Schedule::abandon() {
+  bool inFlight = false;
+  for (Request* r : pending_) {
+    if (!r->complete && r->kind == ReqKind::kRecv) p2p::cancelRecv(r);
+    if (r->complete) {
+      Request::release(r);
+    } else {
+      inFlight = true;  // the p2p layer completes it; nobody releases it
+    }
+  }
+  // A message still in flight may land in scratch: keep it (an error path).
+  if (inFlight)
+    for (auto& b : scratch_) (void)b.release();
+  pending_.clear();
+  current_ = rounds_.size();
 }
 
 int Schedule::pollAll(void*) {

@@ -51,6 +51,17 @@ class Schedule {
   // Ends the current round.
   void endRound();
 
+  // A check run now and then while the schedule waits for messages (after
+  // ~1000 idle polls, then every ~1000): a failure ends the schedule with
+  // that error instead of waiting on. The selector installs one that compares
+  // the ranks' descriptions of the call (ShmColl::checkCall), so a peer that
+  // passed another root makes this rank fail rather than hang.
+  using CheckFn = Status (*)(void* ctx, const Schedule& s);
+  void setCheck(CheckFn fn, void* ctx) {
+    check_ = fn;
+    checkCtx_ = ctx;
+  }
+
   // A temporary buffer that lives as long as the schedule.
   void* scratch(size_t bytes);
 
@@ -91,6 +102,13 @@ class Schedule {
   size_t current_ = 0;
   bool started_ = false;
   std::vector<Request*> pending_;  // this round's sends and receives
+  CheckFn check_ = nullptr;
+  void* checkCtx_ = nullptr;
+  uint32_t idle_ = 0;  // polls that found the round incomplete
+  // Gives up on this round's messages after a failed check: receives are
+  // cancelled and released; a send still in flight is left to the p2p layer
+  // (it may still be read by a peer), never released while referenced.
+  void abandon();
   std::vector<std::unique_ptr<std::byte[]>> scratch_;
   Request* request_ = nullptr;
   Status status_;

@@ -3,10 +3,12 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "coll/comm_info.h"
+#include "coll/shm/shm_coll.h"
 #include "core/log.h"
 #include "core/params.h"
 
@@ -280,6 +282,23 @@ Status select(const CollArgs& args, const Algorithm** out) {
                 collectiveName(args.coll), args.bytes, p);
 }
 
+namespace {
+// The description of a message-based call on a one-node communicator that
+// its schedule checks while it waits (Schedule::setCheck).
+struct CallCheck {
+  ShmColl* ctx;
+  Collective coll;
+  int root;
+  uint64_t bytes;
+  bool signed_;  // false while the context's segment was not mapped yet
+};
+Status checkCall(void* p, const Schedule& s) {
+  auto* c = static_cast<CallCheck*>(p);
+  if (!c->signed_) c->signed_ = c->ctx->signCall(s.tag(), c->coll, c->root, c->bytes);
+  return c->ctx->checkCall(s.tag(), c->coll, c->root, c->bytes);
+}
+}  // namespace
+
 Status run(const CollArgs& args, Request** out) {
   const Algorithm* a = nullptr;
   LOOM_TRY(select(args, &a));
@@ -292,6 +311,14 @@ Status run(const CollArgs& args, Request** out) {
   }
   auto s = std::make_unique<Schedule>(args.comm, args.comm->nextCollectiveTag());
   LOOM_TRY(a->build(*s, args));
+  if (args.comm->size() > 1 && ShmColl::eligible(args.comm)) {
+    if (ShmColl* ctx = ShmColl::of(args.comm)) {
+      const bool done = ctx->signCall(s->tag(), args.coll, args.root, args.bytes);
+      auto* c = new (s->scratch(sizeof(CallCheck)))
+          CallCheck{ctx, args.coll, args.root, static_cast<uint64_t>(args.bytes), done};
+      s->setCheck(checkCall, c);
+    }
+  }
   if (args.comm->rank() == 0 && log::enabled("coll"))
     log::debug("coll", "%s: %s, %zu bytes, %d ranks: %s (%zu rounds)",
                args.comm->name().empty() ? "communicator" : args.comm->name().c_str(),

@@ -250,6 +250,67 @@ Status ShmColl::checkSignatures(const ShmOp& op) const {
   return Status::ok();
 }
 
+// The second cache line of a rank's flag pair (see signCall).
+struct CallSignature {
+  std::atomic<uint64_t> id;
+  uint64_t bytes;
+  uint32_t coll;
+  int32_t root;
+};
+
+namespace {
+CallSignature& callSignature(std::byte* flags, int r, size_t stride) {
+  return *reinterpret_cast<CallSignature*>(flags + static_cast<size_t>(r) * stride + 64);
+}
+// Whether the collective's root and byte count must agree on every rank
+// (gather and scatter pass different counts at the root, by design).
+bool rooted(Collective c) {
+  return c == Collective::kBcast || c == Collective::kReduce || c == Collective::kGather ||
+         c == Collective::kGatherv || c == Collective::kScatter || c == Collective::kScatterv;
+}
+bool sized(Collective c) {
+  return c == Collective::kBcast || c == Collective::kReduce || c == Collective::kAllreduce;
+}
+}  // namespace
+
+bool ShmColl::signCall(int tag, Collective coll, int root, uint64_t bytes) {
+  if (!ready() || !setupStatus_.isOk()) return false;
+  CallSignature& s = callSignature(flags_, rank_, kFlagStride);
+  s.id.store(0, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  s.bytes = bytes;
+  s.coll = static_cast<uint32_t>(coll);
+  s.root = root;
+  s.id.store(static_cast<uint64_t>(tag) + 1, std::memory_order_release);
+  return true;
+}
+
+Status ShmColl::checkCall(int tag, Collective coll, int root, uint64_t bytes) {
+  if (!ready() || !setupStatus_.isOk()) return Status::ok();
+  const uint64_t id = static_cast<uint64_t>(tag) + 1;
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    const CallSignature& s = callSignature(flags_, r, kFlagStride);
+    if (s.id.load(std::memory_order_acquire) != id) continue;  // another call, or none yet
+    const uint64_t b = s.bytes;
+    const uint32_t c = s.coll;
+    const int32_t ro = s.root;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (s.id.load(std::memory_order_relaxed) != id) continue;  // rewritten meanwhile
+    if (c != static_cast<uint32_t>(coll))
+      return errorf(MPI_ERR_OTHER, "rank %d called %s where this rank called %s", r,
+                    collectiveName(static_cast<Collective>(c)), collectiveName(coll));
+    if (rooted(coll) && ro != root)
+      return errorf(MPI_ERR_ROOT, "rank %d passed root %d where this rank passed %d", r, ro,
+                    root);
+    if (sized(coll) && b != bytes)
+      return errorf(MPI_ERR_TRUNCATE, "rank %d passed %llu bytes where this rank passed %llu "
+                    "(counts or datatypes differ)", r, static_cast<unsigned long long>(b),
+                    static_cast<unsigned long long>(bytes));
+  }
+  return Status::ok();
+}
+
 bool ShmColl::drain() {
   while (!queue_.empty()) {
     if (!ready()) return false;

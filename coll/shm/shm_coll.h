@@ -92,6 +92,15 @@ class ShmColl {
   // The first error of the context's setup fails the op.
   Status start(ShmOp* op, Request** out);
 
+  // Message-based calls (schedules) on this communicator describe
+  // themselves too, in the second line of the rank's flag pair: `id` is the
+  // call's collective tag + 1, which every rank computes alike. A rank
+  // blocked in such a call compares (checkCall) and learns that a peer passed
+  // another collective, root or size instead of waiting forever. Both do
+  // nothing until the context's segment is mapped.
+  bool signCall(int tag, Collective coll, int root, uint64_t bytes);  // false: not mapped yet
+  Status checkCall(int tag, Collective coll, int root, uint64_t bytes);
+
   // --- For the algorithms (only while an op runs: the segment is mapped).
   // Rank r's slot for step k.
   std::byte* slot(int r, uint64_t k) const {

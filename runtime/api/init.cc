@@ -153,6 +153,10 @@ extern "C" int PMPI_Finalize(void) {
   // need it.
   Status st = r.boot.barrier();
   if (!st.isOk()) return loom::api::raise(nullptr, st, "MPI_Finalize");
+  // Collective state (shared-memory segments, a setup still receiving) is
+  // torn down while messages still move; at exit they no longer would.
+  r.world->dropCollState();
+  r.self->dropCollState();
   r.phase = Phase::kAfter;
   st = loom::p2p::finalize();
   if (!st.isOk()) loom::log::warn("MPI_Finalize: %s", st.message().c_str());

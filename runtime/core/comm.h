@@ -90,6 +90,13 @@ class Comm : public HandlePool<Comm> {
   // collectives install.
   void* collState() const { return collState_; }
   void setCollState(void* s) { collState_ = s; }
+  // Drops the collectives' state now (MPI_Finalize, for the predefined
+  // communicators that live until exit): its teardown may wait for messages,
+  // which only works while the progress engine does.
+  void dropCollState() {
+    if (collState_ && collStateDeleter) collStateDeleter(collState_);
+    collState_ = nullptr;
+  }
   static inline void (*collStateDeleter)(void*) = nullptr;
 
   // Reference counting for communicators created with `new`.

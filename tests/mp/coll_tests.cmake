@@ -34,3 +34,19 @@ endforeach()
 loom_mp_test(mp.coll.shm.selected TIMEOUT 60
              COMMAND --stderr-re "allreduce, 8 bytes, 3 ranks: shm"
              -- ${LOOMRUN} -n 3 -x LOOM_DEBUG=coll $<TARGET_FILE:mp_coll_shm>)
+
+# Ranks that disagree about the root (or the collective) on the message-based
+# algorithms get an error instead of hanging (ShmColl::checkCall).
+loom_mp_program(mp_coll_mismatch progs/coll_mismatch.c)
+foreach(n 2 3 4 5)
+  loom_mp_test(mp.coll.mismatch.${n} TIMEOUT 120
+               COMMAND --stdout-count "^coll_mismatch: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_mismatch>)
+endforeach()
+foreach(n 2 3)
+  loom_mp_test(mp.coll.mismatch.linear.${n} TIMEOUT 120
+               COMMAND --stdout-count "^coll_mismatch: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} -x LOOM_COLL_BCAST=binomial -x LOOM_COLL_REDUCE=linear
+               -x LOOM_COLL_GATHER=linear -x LOOM_COLL_SCATTER=linear
+               $<TARGET_FILE:mp_coll_mismatch>)
+endforeach()
