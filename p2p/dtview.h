@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "core/copy_small.h"
 #include "core/datatype.h"
 
 namespace loom::p2p {
@@ -18,23 +19,9 @@ inline void* contiguousBase(const Datatype* t, const void* buf) {
   return const_cast<char*>(static_cast<const char*>(buf)) + t->trueLb();
 }
 
-// Small copies inline (a libc call costs as much as the copy itself).
+// Small copies inline (core/copy_small.h), larger ones through memcpy.
 inline void copyBytes(void* dst, const void* src, size_t n) {
-  if (n <= 16) {
-    auto* d = static_cast<unsigned char*>(dst);
-    auto* s = static_cast<const unsigned char*>(src);
-    if (n >= 8) {
-      uint64_t a, b;
-      std::memcpy(&a, s, 8);
-      std::memcpy(&b, s + n - 8, 8);
-      std::memcpy(d, &a, 8);
-      std::memcpy(d + n - 8, &b, 8);
-    } else {
-      for (size_t i = 0; i < n; ++i) d[i] = s[i];
-    }
-    return;
-  }
-  std::memcpy(dst, src, n);
+  copySmall(static_cast<char*>(dst), static_cast<const char*>(src), n);
 }
 
 inline void packTo(const Datatype* t, const void* buf, int64_t count, size_t offset, void* out,

@@ -470,8 +470,9 @@ Status isend(const void* buf, int64_t count, Datatype* type, int dest, int tag, 
   return start(r);
 }
 
-Status irecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
-             Channel channel, Request** out) {
+namespace {
+Request* newRecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
+                 Channel channel) {
   Request* r = Request::alloc(ReqKind::kRecv);
   r->buf = buf;
   r->count = count;
@@ -480,8 +481,14 @@ Status irecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm
   r->tag = tag;
   r->comm = comm;
   r->channel = channel;
-  *out = r;
-  return start(r);
+  return r;
+}
+}  // namespace
+
+Status irecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
+             Channel channel, Request** out) {
+  *out = newRecv(buf, count, type, source, tag, comm, channel);
+  return start(*out);
 }
 
 bool canFold(const Datatype* type) {
@@ -496,14 +503,7 @@ bool canFold(const Datatype* type) {
 Status irecvFold(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
                  void (*fold)(const void*, void*, size_t, void*, Datatype*), void* ctx,
                  Request** out) {
-  Request* r = Request::alloc(ReqKind::kRecv);
-  r->buf = buf;
-  r->count = count;
-  r->type = type;
-  r->peer = source;
-  r->tag = tag;
-  r->comm = comm;
-  r->channel = Channel::kColl;
+  Request* r = newRecv(buf, count, type, source, tag, comm, Channel::kColl);
   r->fold = fold;
   r->foldCtx = ctx;
   *out = r;

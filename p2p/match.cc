@@ -23,10 +23,7 @@ Request* MatchTable::takePostedScan(Queues& q, const MsgHeader& h) {
   Request* prev = nullptr;
   for (Request* r = q.posted.head; r; prev = r, r = r->nextPending) {
     if (!accepts(r->peer, r->tag, h)) continue;
-    (prev ? prev->nextPending : q.posted.head) = r->nextPending;
-    if (q.posted.tail == r) q.posted.tail = prev;
-    r->nextPending = nullptr;
-    --q.posted.count;
+    q.posted.unlink(prev, r);
     return r;
   }
   return nullptr;
@@ -37,10 +34,7 @@ bool MatchTable::removePosted(uint32_t ctx, Request* target) {
   Request* prev = nullptr;
   for (Request* r = q.posted.head; r; prev = r, r = r->nextPending) {
     if (r != target) continue;
-    (prev ? prev->nextPending : q.posted.head) = r->nextPending;
-    if (q.posted.tail == r) q.posted.tail = prev;
-    r->nextPending = nullptr;
-    --q.posted.count;
+    q.posted.unlink(prev, r);
     return true;
   }
   return false;
@@ -50,12 +44,7 @@ Unexpected* MatchTable::findUnexpectedScan(Queues& q, int source, int tag, bool 
   Unexpected* prev = nullptr;
   for (Unexpected* u = q.unexpected.head; u; prev = u, u = u->next) {
     if (!accepts(source, tag, u->hdr)) continue;
-    if (take) {
-      (prev ? prev->next : q.unexpected.head) = u->next;
-      if (q.unexpected.tail == u) q.unexpected.tail = prev;
-      u->next = nullptr;
-      --q.unexpected.count;
-    }
+    if (take) q.unexpected.unlink(prev, u);
     return u;
   }
   return nullptr;
@@ -63,14 +52,7 @@ Unexpected* MatchTable::findUnexpectedScan(Queues& q, int source, int tag, bool 
 
 void MatchTable::addUnexpected(std::unique_ptr<Unexpected> owned) {
   Unexpected* u = owned.release();
-  Queues& q = queues(u->hdr.ctx);
-  u->next = nullptr;
-  if (q.unexpected.tail)
-    q.unexpected.tail->next = u;
-  else
-    q.unexpected.head = u;
-  q.unexpected.tail = u;
-  ++q.unexpected.count;
+  queues(u->hdr.ctx).unexpected.push(u);
 }
 
 }  // namespace loom::p2p

@@ -49,24 +49,12 @@ class MatchTable {
     Queues& q = queues(h.ctx);
     Request* r = q.posted.head;
     if (r && accepts(r->peer, r->tag, h)) [[likely]] {  // the common case
-      q.posted.head = r->nextPending;
-      if (!q.posted.head) q.posted.tail = nullptr;
-      r->nextPending = nullptr;
-      --q.posted.count;
+      q.posted.unlink(nullptr, r);
       return r;
     }
     return r ? takePostedScan(q, h) : nullptr;
   }
-  void post(uint32_t ctx, Request* r) {
-    Queues& q = queues(ctx);
-    r->nextPending = nullptr;
-    if (q.posted.tail)
-      q.posted.tail->nextPending = r;
-    else
-      q.posted.head = r;
-    q.posted.tail = r;
-    ++q.posted.count;
-  }
+  void post(uint32_t ctx, Request* r) { queues(ctx).posted.push(r); }
   // Removes a posted receive (cancel); false if it is not queued.
   bool removePosted(uint32_t ctx, Request* r);
 
@@ -82,15 +70,29 @@ class MatchTable {
   size_t unexpectedCount(uint32_t ctx) { return queues(ctx).unexpected.count; }
 
  private:
-  template <class T>
+  // A FIFO linked through the member `Next` of its elements.
+  template <class T, T* T::*Next>
   struct Fifo {
     T* head = nullptr;
     T* tail = nullptr;
     size_t count = 0;
+    void push(T* x) {
+      x->*Next = nullptr;
+      (tail ? tail->*Next : head) = x;
+      tail = x;
+      ++count;
+    }
+    // Removes x, whose predecessor is prev (nullptr: x is the head).
+    void unlink(T* prev, T* x) {
+      (prev ? prev->*Next : head) = x->*Next;
+      if (tail == x) tail = prev;
+      x->*Next = nullptr;
+      --count;
+    }
   };
   struct Queues {
-    Fifo<Request> posted;
-    Fifo<Unexpected> unexpected;  // owned
+    Fifo<Request, &Request::nextPending> posted;
+    Fifo<Unexpected, &Unexpected::next> unexpected;  // owned
   };
   Queues& queues(uint32_t ctx) {
     if (ctx < table_.size() && table_[ctx]) [[likely]]
