@@ -17,18 +17,40 @@ class [[nodiscard]] Status {
  public:
   Status() = default;  // success
   Status(int errorClass, std::string message)
-      : code_(errorClass), message_(std::move(message)) {}
+      : code_(errorClass),
+        message_(errorClass == MPI_SUCCESS ? nullptr : new std::string(std::move(message))) {}
+  // Success is one int and a null pointer: making, copying and dropping it
+  // costs a few instructions on the hot paths that return it.
+  Status(const Status& o)
+      : code_(o.code_), message_(o.message_ ? new std::string(*o.message_) : nullptr) {}
+  Status(Status&& o) noexcept : code_(o.code_), message_(o.message_) {
+    o.code_ = MPI_SUCCESS;
+    o.message_ = nullptr;
+  }
+  Status& operator=(const Status& o) {
+    if (this != &o) *this = Status(o);
+    return *this;
+  }
+  Status& operator=(Status&& o) noexcept {
+    std::swap(code_, o.code_);
+    std::swap(message_, o.message_);
+    return *this;
+  }
+  ~Status() { delete message_; }
 
   static Status ok() { return Status(); }
 
   bool isOk() const { return code_ == MPI_SUCCESS; }
   explicit operator bool() const { return isOk(); }
   int code() const { return code_; }
-  const std::string& message() const { return message_; }
+  const std::string& message() const {
+    static const std::string kNone;
+    return message_ ? *message_ : kNone;
+  }
 
  private:
   int code_ = MPI_SUCCESS;
-  std::string message_;
+  std::string* message_ = nullptr;  // owned; null for success
 };
 
 // Builds a failed Status with a printf-style message.
