@@ -63,6 +63,7 @@ struct TxRing {
   uint64_t tail = 0;        // where our next record goes
   uint64_t cachedHead = 0;  // last head we read
   uint64_t reservedAt = 0;  // position of the reserved record
+  bool warm = false;        // its pages are mapped (prefault)
 };
 
 // Consumer side of the ring from one peer.
@@ -71,6 +72,7 @@ struct RxRing {
   RingControl* rc = nullptr;
   uint64_t head = 0;
   int srcJob = 0;
+  bool warm = false;
 };
 
 // This process's view.
@@ -112,7 +114,31 @@ size_t maxPayload() { return gS.ring / 4 - sizeof(RecordPrefix); }
 
 // Room for a record of `need` bytes at the producer's tail (after a padding
 // record when it would straddle the ring's end): its prefix, or nullptr.
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#endif
+
+// Maps every page of a ring into this process at once, on the first message
+// through it. Left to demand faults, the first pass through a 1 MB ring
+// faults every 4 KiB on both sides (~9 us each in these VMs, and the peer
+// waits): small messages took 0.29 us instead of 0.15 us for the first
+// ~16 000 of them. One madvise costs ~2 us a page instead, and only for the
+// peers a rank talks to (doing it for every ring at start-up made an 8-rank
+// job start 60 ms later). MADV_POPULATE_WRITE maps pages writable without
+// writing them (the peer may be using the ring); where the kernel lacks it,
+// demand faults remain.
+[[gnu::noinline, gnu::cold]] void prefault(char* p, size_t bytes) {
+  const uintptr_t page = 4096;
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(p) & ~(page - 1);
+  const uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + bytes + page - 1) & ~(page - 1);
+  (void)madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_WRITE);
+}
+
 inline RecordPrefix* reserveIn(TxRing& t, size_t need) {
+  if (!t.warm) [[unlikely]] {
+    prefault(t.data, gS.ring);
+    t.warm = true;
+  }
   const uint64_t R = gS.ring;
   uint64_t pos = t.tail;
   size_t off = pos & gS.mask;
@@ -174,6 +200,10 @@ bool readRemote(int pid, uint64_t remoteAddr, void* local, size_t bytes) {
 
 // Delivers every record waiting in one ring (at least one is).
 [[gnu::noinline]] int drain(RxRing& rr, DeliverFn deliver) {
+  if (!rr.warm) [[unlikely]] {
+    prefault(rr.data, gS.ring);
+    rr.warm = true;
+  }
   int events = 0;
   const uint64_t R = gS.ring;
   uint64_t head = rr.head;
