@@ -196,49 +196,61 @@ void ShmColl::finish(ShmOp* op) {
   pool_.push_back(op);
 }
 
-// What each rank says of its current call, next to its flag, so that ranks
-// that passed different arguments find out instead of hanging or mixing
-// data: the call's first step (written last), collective, root and bytes.
+// What each rank says of a call, so that ranks that passed different
+// arguments find out instead of hanging or mixing data: which call (`id`,
+// written last), collective, root and bytes. Two per rank, next to its flag:
+// at +16 the running shared-memory op (id = its first step), at +64 the
+// latest message-based call (id = its collective tag + 1; signCall).
 struct ShmColl::Signature {
-  std::atomic<uint64_t> base;
+  std::atomic<uint64_t> id;
   uint64_t bytes;
   uint32_t coll;
   int32_t root;
+
+  void write(uint64_t callId, Collective c, int r, uint64_t b) {
+    id.store(0, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    bytes = b;
+    coll = static_cast<uint32_t>(c);
+    root = r;
+    id.store(callId, std::memory_order_release);
+  }
+
+  // The difference between this call and rank `r`'s description of it, if
+  // r describes the same call (a peer on another call is not compared).
+  Status compare(int r, uint64_t callId, Collective c, int myRoot, uint64_t myBytes,
+                 bool checkRoot, bool checkBytes) const {
+    if (id.load(std::memory_order_acquire) != callId) return Status::ok();
+    const uint64_t b = bytes;
+    const uint32_t theirs = coll;
+    const int32_t ro = root;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (id.load(std::memory_order_relaxed) != callId) return Status::ok();  // rewritten meanwhile
+    if (theirs != static_cast<uint32_t>(c))
+      return errorf(MPI_ERR_OTHER, "rank %d called %s where this rank called %s", r,
+                    collectiveName(static_cast<Collective>(theirs)), collectiveName(c));
+    if (checkRoot && ro != myRoot)
+      return errorf(MPI_ERR_ROOT, "rank %d passed root %d where this rank passed %d", r, ro,
+                    myRoot);
+    if (checkBytes && b != myBytes)
+      return errorf(MPI_ERR_TRUNCATE, "rank %d passed %llu bytes where this rank passed %llu "
+                    "(counts or datatypes differ)", r, static_cast<unsigned long long>(b),
+                    static_cast<unsigned long long>(myBytes));
+    return Status::ok();
+  }
 };
 
-ShmColl::Signature& ShmColl::signature(int r) const {
-  return *reinterpret_cast<Signature*>(flags_ + static_cast<size_t>(r) * kFlagStride + 16);
+ShmColl::Signature& ShmColl::signature(int r, size_t at) const {
+  return *reinterpret_cast<Signature*>(flags_ + static_cast<size_t>(r) * kFlagStride + at);
 }
 
 void ShmColl::sign(const ShmOp& op) {
-  Signature& s = signature(rank_);
-  s.base.store(0, std::memory_order_relaxed);
-  s.bytes = op.bytes;
-  s.coll = static_cast<uint32_t>(op.args.coll);
-  s.root = op.args.root;
-  s.base.store(op.base, std::memory_order_release);
+  signature(rank_, kOpSignature).write(op.base, op.args.coll, op.args.root, op.bytes);
 }
 
-// The difference between this call and rank r's description of the same
-// call, if any (a peer that has moved on to a later call is not compared).
 Status ShmColl::compare(const ShmOp& op, int r) const {
-  const Signature& s = signature(r);
-  if (s.base.load(std::memory_order_acquire) != op.base) return Status::ok();
-  const uint64_t bytes = s.bytes;
-  const uint32_t coll = s.coll;
-  const int32_t root = s.root;
-  if (s.base.load(std::memory_order_acquire) != op.base) return Status::ok();  // changed meanwhile
-  if (coll != static_cast<uint32_t>(op.args.coll))
-    return errorf(MPI_ERR_OTHER, "rank %d called %s where this rank called %s", r,
-                  collectiveName(static_cast<Collective>(coll)), collectiveName(op.args.coll));
-  if (root != op.args.root)
-    return errorf(MPI_ERR_ROOT, "rank %d passed root %d where this rank passed %d", r, root,
-                  op.args.root);
-  if (bytes != op.bytes)
-    return errorf(MPI_ERR_TRUNCATE, "rank %d passed %llu bytes where this rank passed %llu "
-                  "(counts or datatypes differ)", r, static_cast<unsigned long long>(bytes),
-                  static_cast<unsigned long long>(op.bytes));
-  return Status::ok();
+  return signature(r, kOpSignature)
+      .compare(r, op.base, op.args.coll, op.args.root, op.bytes, true, true);
 }
 
 Status ShmColl::checkSignatures(const ShmOp& op) const {
@@ -250,20 +262,10 @@ Status ShmColl::checkSignatures(const ShmOp& op) const {
   return Status::ok();
 }
 
-// The second cache line of a rank's flag pair (see signCall).
-struct CallSignature {
-  std::atomic<uint64_t> id;
-  uint64_t bytes;
-  uint32_t coll;
-  int32_t root;
-};
-
 namespace {
-CallSignature& callSignature(std::byte* flags, int r, size_t stride) {
-  return *reinterpret_cast<CallSignature*>(flags + static_cast<size_t>(r) * stride + 64);
-}
-// Whether the collective's root and byte count must agree on every rank
-// (gather and scatter pass different counts at the root, by design).
+// Which arguments of a message-based call must agree on every rank: the
+// root of rooted collectives; the bytes where every rank passes the same
+// count (gather and scatter pass different counts at the root, by design).
 bool rooted(Collective c) {
   return c == Collective::kBcast || c == Collective::kReduce || c == Collective::kGather ||
          c == Collective::kGatherv || c == Collective::kScatter || c == Collective::kScatterv;
@@ -275,38 +277,18 @@ bool sized(Collective c) {
 
 bool ShmColl::signCall(int tag, Collective coll, int root, uint64_t bytes) {
   if (!ready() || !setupStatus_.isOk()) return false;
-  CallSignature& s = callSignature(flags_, rank_, kFlagStride);
-  s.id.store(0, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  s.bytes = bytes;
-  s.coll = static_cast<uint32_t>(coll);
-  s.root = root;
-  s.id.store(static_cast<uint64_t>(tag) + 1, std::memory_order_release);
+  signature(rank_, kCallSignature).write(static_cast<uint64_t>(tag) + 1, coll, root, bytes);
   return true;
 }
 
 Status ShmColl::checkCall(int tag, Collective coll, int root, uint64_t bytes) {
   if (!ready() || !setupStatus_.isOk()) return Status::ok();
-  const uint64_t id = static_cast<uint64_t>(tag) + 1;
   for (int r = 0; r < size_; ++r) {
     if (r == rank_) continue;
-    const CallSignature& s = callSignature(flags_, r, kFlagStride);
-    if (s.id.load(std::memory_order_acquire) != id) continue;  // another call, or none yet
-    const uint64_t b = s.bytes;
-    const uint32_t c = s.coll;
-    const int32_t ro = s.root;
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if (s.id.load(std::memory_order_relaxed) != id) continue;  // rewritten meanwhile
-    if (c != static_cast<uint32_t>(coll))
-      return errorf(MPI_ERR_OTHER, "rank %d called %s where this rank called %s", r,
-                    collectiveName(static_cast<Collective>(c)), collectiveName(coll));
-    if (rooted(coll) && ro != root)
-      return errorf(MPI_ERR_ROOT, "rank %d passed root %d where this rank passed %d", r, ro,
-                    root);
-    if (sized(coll) && b != bytes)
-      return errorf(MPI_ERR_TRUNCATE, "rank %d passed %llu bytes where this rank passed %llu "
-                    "(counts or datatypes differ)", r, static_cast<unsigned long long>(b),
-                    static_cast<unsigned long long>(bytes));
+    Status st = signature(r, kCallSignature)
+                    .compare(r, static_cast<uint64_t>(tag) + 1, coll, root, bytes, rooted(coll),
+                             sized(coll));
+    if (!st.isOk()) return st;
   }
   return Status::ok();
 }

@@ -147,7 +147,9 @@ class ShmColl {
   Status attach();
   void setPid();
   struct Signature;
-  Signature& signature(int r) const;
+  static constexpr size_t kOpSignature = 16;    // byte offsets in a rank's flag pair
+  static constexpr size_t kCallSignature = 64;
+  Signature& signature(int r, size_t at) const;
   void sign(const ShmOp& op);
   Status checkSignatures(const ShmOp& op) const;
   Status compare(const ShmOp& op, int r) const;
