@@ -56,7 +56,6 @@ struct Engine {
   std::vector<std::deque<OutItem>> outq;  // by job rank
   std::vector<int> busy;                  // job ranks whose outq is not empty
   std::vector<uint8_t> viaShm;            // by job rank: reached through shm
-  size_t eagerLimit = 0;                  // largest message sent eagerly (inline or eager)
   bool ready = false;
 } E;
 
@@ -118,7 +117,8 @@ bool pushSend(Request* r) {
   const Kind kind = static_cast<Kind>(r->protocol);
   if (r->stage == kStart) {
     if (kind == Kind::kInline || kind == Kind::kEager) {
-      if (const void* src = contiguousBase(r->type, r->buf)) {
+      const void* src = contiguousBase(r->type, r->buf);
+      if (src && t == E.shm) {  // one step: reserve, copy, publish
         if (!shm::send(job, headerOf(r, kind), src, r->total)) return false;
       } else {
         void* p = t->reserve(job, r->total);
@@ -203,14 +203,17 @@ void setMatchedStatus(Request* r, const MsgHeader& h) {
 }
 
 // Received bytes [offset, offset + bytes) of a receive land in its buffer:
-// copied (unpacked), or folded into it (irecvFold).
+// folded into it (irecvFold), streamed past the caches (kFlagStream, see
+// copy.h), or copied (unpacked).
 inline void land(Request* r, const void* in, size_t bytes, size_t offset) {
   if (r->fold) [[unlikely]] {
     if (bytes) r->fold(in, static_cast<char*>(contiguousBase(r->type, r->buf)) + offset, bytes,
                        r->foldCtx, r->type);
-    return;
+  } else if ((r->hint & kFlagStream) && r->type->isContiguous()) {
+    copyStream(static_cast<char*>(contiguousBase(r->type, r->buf)) + offset, in, bytes);
+  } else {
+    unpackFrom(r->type, in, bytes, r->buf, r->count, offset);
   }
-  unpackFrom(r->type, in, bytes, r->buf, r->count, offset);
 }
 
 // A receive meets an eager message (from the transport or unexpected).
@@ -251,13 +254,7 @@ void deliverRts(Request* r, const MsgHeader& h, int srcJob, const RtsBody& rts) 
 void onData(Request* r, const MsgHeader& h, const void* payload, size_t n) {
   size_t offset = h.size;
   size_t cap = capacityOf(r);
-  if (offset < cap) {
-    const size_t m = std::min(n, cap - offset);
-    if ((r->hint & kFlagStream) && r->type->isContiguous())
-      copyStream(static_cast<char*>(contiguousBase(r->type, r->buf)) + offset, payload, m);
-    else
-      land(r, payload, m, offset);
-  }
+  if (offset < cap) land(r, payload, std::min(n, cap - offset), offset);
   r->transferred += n;
   if (r->transferred >= r->total) {
     if (r->hint & kFlagStream) streamFence();
@@ -408,7 +405,6 @@ Status connect() {
   E.shm = shm::active() ? shm::transport() : nullptr;
   E.lim.cma = shm::cmaWorks();
   E.lim.maxPayload = E.shm ? E.shm->maxPayload() : (size_t{1} << 62);
-  E.eagerLimit = std::min(E.lim.eagerMax, E.lim.maxPayload);
   E.viaShm.assign(E.outq.size(), 0);
   for (size_t j = 0; j < E.viaShm.size(); ++j)
     E.viaShm[j] = E.shm && shm::reaches(static_cast<int>(j));
@@ -440,15 +436,17 @@ std::string describe() {
 }
 
 bool sendEagerNow(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm) {
+  if (!type->isContiguous()) return false;
   const size_t bytes = static_cast<size_t>(count) * typeSize(type);
-  if (bytes > E.eagerLimit || !type->isContiguous()) return false;
+  const Kind kind = selectProtocol(bytes, true, E.lim);
+  if (kind != Kind::kInline && kind != Kind::kEager) return false;
   const int job = comm->worldRank(dest);
   if (!E.viaShm[job] || !E.outq[job].empty()) return false;
   MsgHeader h{};
   h.ctx = contextOf(comm, Channel::kPt2pt);
   h.src = comm->rank();
   h.tag = tag;
-  h.kind = bytes <= E.lim.inlineMax ? Kind::kInline : Kind::kEager;
+  h.kind = kind;
   h.size = bytes;
   // No request: a standard-mode eager send is complete once in the ring, and
   // the receiver never answers it (sreq stays 0).

@@ -112,8 +112,6 @@ size_t headerBytes() { return (sizeof(SegmentHeader) + kLine - 1) / kLine * kLin
 
 size_t maxPayload() { return gS.ring / 4 - sizeof(RecordPrefix); }
 
-// Room for a record of `need` bytes at the producer's tail (after a padding
-// record when it would straddle the ring's end): its prefix, or nullptr.
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23  // Linux 5.14
 #endif
@@ -134,6 +132,8 @@ size_t maxPayload() { return gS.ring / 4 - sizeof(RecordPrefix); }
   (void)madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_WRITE);
 }
 
+// Room for a record of `need` bytes at the producer's tail (after a padding
+// record when it would straddle the ring's end): its prefix, or nullptr.
 inline RecordPrefix* reserveIn(TxRing& t, size_t need) {
   if (!t.warm) [[unlikely]] {
     prefault(t.data, gS.ring);
@@ -225,18 +225,7 @@ bool readRemote(int pid, uint64_t remoteAddr, void* local, size_t bytes) {
   return events;
 }
 
-int pollRings(DeliverFn deliver) {
-  int events = 0;
-  // The idle case is one load per peer: the next record's sequence number.
-  for (RxRing& rr : gS.rx) {
-    auto* p = reinterpret_cast<const RecordPrefix*>(rr.data + (rr.head & gS.mask));
-    if (p->seq.load(std::memory_order_acquire) == static_cast<uint32_t>(rr.head)) [[unlikely]]
-      events += drain(rr, deliver);
-  }
-  return events;
-}
-
-const Transport kShm = {"shm", maxPayload, reserve, commit, readRemote, pollRings};
+const Transport kShm = {"shm", maxPayload, reserve, commit, readRemote, poll};
 
 bool probeCma() {
   if (gS.n < 2) return false;
@@ -381,7 +370,16 @@ bool reaches(int jobRank) {
 
 const Transport* transport() { return &kShm; }
 
-int poll(DeliverFn deliver) { return pollRings(deliver); }
+int poll(DeliverFn deliver) {
+  int events = 0;
+  // The idle case is one load per peer: the next record's sequence number.
+  for (RxRing& rr : gS.rx) {
+    auto* p = reinterpret_cast<const RecordPrefix*>(rr.data + (rr.head & gS.mask));
+    if (p->seq.load(std::memory_order_acquire) == static_cast<uint32_t>(rr.head)) [[unlikely]]
+      events += drain(rr, deliver);
+  }
+  return events;
+}
 
 bool send(int peerJob, const MsgHeader& hdr, const void* data, size_t bytes) {
   TxRing& t = gS.tx[gS.localOf[peerJob]];
