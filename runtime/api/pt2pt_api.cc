@@ -41,13 +41,6 @@ struct Checked {
   Datatype* type = nullptr;
 };
 
-// True exactly when checkData() would succeed; the hot path tests this and
-// builds the (string-carrying) Status only on failure.
-inline bool dataOk(const void* buf, int count, const Datatype* t) {
-  return count >= 0 && t && t->isCommitted() &&
-         (buf || count == 0 || t->size() == 0 || t->trueLb() >= 4096);
-}
-
 // Validates a send's arguments in the documented order, raising the first
 // failure; MPI_SUCCESS or the code the error handler gave back. Out of line:
 // the hot path below only calls it when a quick test fails.
@@ -91,31 +84,36 @@ inline bool dataOk(const void* buf, int count, const Datatype* t) {
   return MPI_SUCCESS;
 }
 
-// The checks as one quick test (no Status, no strings built); any failure
-// goes to the slow version, which finds and reports the first problem.
+// The checks as one quick test (no Status, no strings built): true when all
+// pass. Any failure goes to the slow version, which finds and reports the
+// first problem.
+template <bool kSend>
+inline bool quickCheck(const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+                       MPI_Comm comm, Checked* out) {
+  Comm* c = loom::api::toComm(comm);
+  if (!c) return false;
+  Datatype* t = loom::api::toDatatype(datatype);
+  // checkData's success is an int and a null pointer: nothing is built.
+  const bool ok = loom::api::checkData(buf, count, t).isOk() &&
+                  (kSend ? loom::api::validSendRank(peer, c->size()) && loom::api::validSendTag(tag)
+                         : loom::api::validRecvRank(peer, c->size()) && loom::api::validRecvTag(tag));
+  if (!ok) return false;
+  out->comm = c;
+  out->type = t;
+  return true;
+}
+
 inline int checkSend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                      MPI_Comm comm, const char* fn, Checked* out) {
-  Comm* c = loom::api::toComm(comm);
-  Datatype* t = c ? loom::api::toDatatype(datatype) : nullptr;
-  if (c && dataOk(buf, count, t) && loom::api::validSendRank(dest, c->size()) &&
-      loom::api::validSendTag(tag)) [[likely]] {
-    out->comm = c;
-    out->type = t;
+  if (quickCheck<true>(buf, count, datatype, dest, tag, comm, out)) [[likely]]
     return MPI_SUCCESS;
-  }
   return checkSendSlow(buf, count, datatype, dest, tag, comm, fn, out);
 }
 
 inline int checkRecv(const void* buf, int count, MPI_Datatype datatype, int source, int tag,
                      MPI_Comm comm, const char* fn, Checked* out) {
-  Comm* c = loom::api::toComm(comm);
-  Datatype* t = c ? loom::api::toDatatype(datatype) : nullptr;
-  if (c && dataOk(buf, count, t) && loom::api::validRecvRank(source, c->size()) &&
-      loom::api::validRecvTag(tag)) [[likely]] {
-    out->comm = c;
-    out->type = t;
+  if (quickCheck<false>(buf, count, datatype, source, tag, comm, out)) [[likely]]
     return MPI_SUCCESS;
-  }
   return checkRecvSlow(buf, count, datatype, source, tag, comm, fn, out);
 }
 
