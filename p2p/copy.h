@@ -3,13 +3,14 @@
 // copyStream() writes with non-temporal stores: the destination lines go to
 // memory without being read first (no read-for-ownership) and without being
 // kept in this core's caches. Used on both sides of the copy pipeline for
-// large messages (LOOM_SHM_NT_MIN), because of what the host does with the two
-// vCPUs (measured on a 2-vCPU EPYC Zen 4 VM, see docs/benchmarks.md, "What
-// decides bandwidth"): when they sit on different CCDs, a receiver reading
-// ring lines out of the other CCD's cache while writing a destination that
-// is not cached moves 1 MB messages at ~2 GB/s; when the sender streams the
-// ring to memory and the receiver streams the destination, ~12-20 GB/s
-// whatever the placement.
+// large messages when the receiver measured it cheaper (stream_choice.h),
+// because of what the host does with the two vCPUs (measured on a 2-vCPU
+// EPYC Zen 4 VM, see docs/benchmarks.md, "What decides bandwidth"): when
+// they sit on different CCDs, a receiver reading ring lines out of the
+// other CCD's cache while writing a destination that is not cached moves
+// 1 MB messages at ~2-5 GB/s; when the sender streams the ring to memory and
+// the receiver streams the destination, ~10 GB/s whatever the placement.
+// Sharing a cache, the cached copy is twice as fast as that.
 //
 // Callers fence (streamFence) before publishing what they wrote: non-temporal
 // stores are not ordered with later stores.

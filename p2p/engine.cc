@@ -31,12 +31,19 @@
 #include "p2p/p2p.h"
 #include "p2p/protocol.h"
 #include "p2p/shm/shm_transport.h"
+#include "p2p/stream_choice.h"
 
 namespace loom::p2p {
 
 namespace {
 
 enum Stage : uint8_t { kStart = 0, kWaitReply = 1, kStreaming = 2 };
+
+// LOOM_SHM_NT: how a pipeline message from LOOM_SHM_NT_MIN up is copied.
+enum class NtMode : uint8_t { kNever, kAlways, kAuto };
+
+// Receive-side hint bit (never sent): this receive's cost feeds E.choice.
+constexpr uint8_t kHintMeasured = 0x80;
 
 // One entry of a peer's outgoing queue: a send still moving, or a control
 // record that did not fit.
@@ -52,6 +59,8 @@ struct Engine {
   ProtocolLimits lim;
   size_t chunk = 65536;
   size_t ntMin = 0;            // LOOM_SHM_NT_MIN (0: never)
+  NtMode ntMode = NtMode::kAuto;          // LOOM_SHM_NT
+  std::vector<StreamChoice> choice;       // by job rank (auto mode)
   const Transport* shm = nullptr;
   std::vector<std::deque<OutItem>> outq;  // by job rank
   std::vector<int> busy;                  // job ranks whose outq is not empty
@@ -242,13 +251,19 @@ void deliverRts(Request* r, const MsgHeader& h, int srcJob, const RtsBody& rts) 
     return;
   }
   r->transferred = 0;
-  // Large point-to-point messages are streamed past the caches on both sides
-  // (copy.h says why); the receiver decides and tells the sender in the kCts.
-  // Not collectives' messages: a collective reduces or forwards what it just
-  // received, and streaming it to memory first doubled a 1 MB allreduce.
-  const bool pt2pt = (h.ctx & 1) == static_cast<uint32_t>(Channel::kPt2pt);
-  r->hint = pt2pt && E.ntMin && h.size >= E.ntMin ? kFlagStream : 0;
-  sendCtl(srcJob, Kind::kCts, h.sreq, r->id(), r->hint);
+  // Large messages may be streamed past the caches on both sides (copy.h,
+  // stream_choice.h); the receiver decides and tells the sender in the kCts.
+  // Never a folding receive: it reduces each piece into a cached result.
+  r->hint = 0;
+  if (E.ntMin && h.size >= E.ntMin && !r->fold && E.ntMode != NtMode::kNever) {
+    if (E.ntMode == NtMode::kAlways) {
+      r->hint = kFlagStream;
+    } else {
+      r->hint = (E.choice[srcJob].pick(h.size) ? kFlagStream : 0) | kHintMeasured;
+      r->startTicks = ticks();
+    }
+  }
+  sendCtl(srcJob, Kind::kCts, h.sreq, r->id(), r->hint & kFlagStream);
 }
 
 void onData(Request* r, const MsgHeader& h, const void* payload, size_t n) {
@@ -258,6 +273,8 @@ void onData(Request* r, const MsgHeader& h, const void* payload, size_t n) {
   r->transferred += n;
   if (r->transferred >= r->total) {
     if (r->hint & kFlagStream) streamFence();
+    if (r->hint & kHintMeasured)
+      E.choice[r->remoteRank].record(r->total, r->hint & kFlagStream, ticks() - r->startTicks);
     r->bytes = static_cast<int64_t>(std::min(r->total, cap));
     r->finish();
   }
@@ -369,6 +386,14 @@ RndvMode parseRndv(const std::string& v) {
   return RndvMode::kAuto;
 }
 
+NtMode parseNt(const std::string& v) {
+  bool b = false;
+  if (v == "auto") return NtMode::kAuto;
+  if (params::parseBool(v, &b)) return b ? NtMode::kAlways : NtMode::kNever;
+  log::warn("LOOM_SHM_NT=%s is not auto, 1 or 0; using auto", v.c_str());
+  return NtMode::kAuto;
+}
+
 }  // namespace
 
 Status setup(const JobInfo& job) {
@@ -382,6 +407,8 @@ Status setup(const JobInfo& job) {
   E.lim.rndv = parseRndv(params::getString("LOOM_SHM_RNDV"));
   E.chunk = static_cast<size_t>(std::max<int64_t>(64, params::getInt("LOOM_SHM_PIPELINE_CHUNK")));
   E.ntMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_NT_MIN")));
+  E.ntMode = parseNt(params::getString("LOOM_SHM_NT"));
+  E.choice.assign(E.ntMode == NtMode::kAuto ? job.proc->size : 0, StreamChoice{});
 
   for (int r = 0; r < job.proc->size; ++r)
     if (job.nodeOfRank[r] != job.proc->nodeId)
@@ -426,12 +453,14 @@ std::string describe() {
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "protocols: inline <= %zu B, eager <= %zu B, rendezvous %s (CMA %s, from %zu B), "
-                "pipeline chunks of %zu B, non-temporal from %zu B",
+                "pipeline chunks of %zu B, non-temporal %s from %zu B",
                 E.lim.inlineMax, std::min(E.lim.eagerMax, E.lim.maxPayload),
                 E.lim.rndv == RndvMode::kAuto ? "auto"
                 : E.lim.rndv == RndvMode::kGet ? "get"
                                                : "pipeline",
-                E.lim.cma ? "on" : "off", E.lim.cmaMin, E.chunk, E.ntMin);
+                E.lim.cma ? "on" : "off", E.lim.cmaMin, E.chunk,
+                E.ntMode == NtMode::kAuto ? "by measurement" : E.ntMode == NtMode::kAlways ? "always" : "never",
+                E.ntMin);
   return buf;
 }
 

@@ -41,9 +41,13 @@ constexpr Param kParams[] = {
      "Use CMA (process_vm_readv) at all: auto (probe at start-up, fall back silently when "
      "forbidden), 1, 0"},
     {"LOOM_SHM_PIPELINE_CHUNK", "64k", "Chunk size of the rendezvous copy pipeline"},
+    {"LOOM_SHM_NT", "auto",
+     "Copy-pipeline messages from LOOM_SHM_NT_MIN up: auto (cached or streamed past the "
+     "caches with non-temporal stores, whichever the receiver measured cheaper lately, per "
+     "peer and size), 1 (always streamed), 0 (never)"},
     {"LOOM_SHM_NT_MIN", "16k",
-     "Smallest point-to-point copy-pipeline message copied with non-temporal "
-     "(cache-bypassing) stores on both sides; 0: never"},
+     "Smallest copy-pipeline message that may be copied with non-temporal "
+     "(cache-bypassing) stores on both sides (LOOM_SHM_NT); 0: never"},
     // Collectives: one override per collective (loom-info --coll lists the names)
     // Shared-memory collectives (ranks of one node read each other's data)
     {"LOOM_COLL_SHM", "auto",

@@ -58,6 +58,7 @@ struct Request {
   uint64_t remoteId = 0;    // the peer's request id (rendezvous, sync acks)
   size_t transferred = 0;   // bytes moved so far
   size_t total = 0;         // bytes the operation moves
+  uint64_t startTicks = 0;  // owner-defined (p2p: when a measured receive sent its kCts)
   void* scratch = nullptr;  // e.g. a packed copy of a non-contiguous send
   Request* nextPending = nullptr;  // intrusive link for the owner's queues
 

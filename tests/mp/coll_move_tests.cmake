@@ -21,6 +21,14 @@ set(_cm_auto "")
 set(_cm_shm -x LOOM_COLL_SHM_SLOT=4096 -x LOOM_COLL_BCAST=shm -x LOOM_COLL_ALLGATHER=shm
     -x LOOM_COLL_GATHER=shm -x LOOM_COLL_SCATTER=shm -x LOOM_COLL_ALLTOALL=shm)
 set(_cm_noshm -x LOOM_COLL_SHM=0)
+# The message algorithms with every pipeline message streamed past the caches
+# (LOOM_SHM_NT=1 from 1 byte; auto streams only where it measures faster).
+set(_cm_nt -x LOOM_COLL_SHM=0 -x LOOM_SHM_NT=1 -x LOOM_SHM_NT_MIN=1 -x LOOM_SHM_EAGER_MAX=1k)
+foreach(n 2 3 5)
+  loom_mp_test(mp.coll.move.nt.${n} TIMEOUT 120
+               COMMAND --stdout-count "^coll_move: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} ${_cm_nt} $<TARGET_FILE:mp_coll_move> sweep)
+endforeach()
 
 foreach(n 1 2 3 4 5 8)
   set(_mode sweep)

@@ -66,8 +66,9 @@ set(LOOM_P2P_PROTOCOLS
   "all_eager:LOOM_SHM_EAGER_MAX=32m,LOOM_SHM_RING_BYTES=128m"
   "no_cma:LOOM_SHM_CMA=0"
   "tiny_ring:LOOM_SHM_RING_BYTES=4k"
-  "nt_all:LOOM_SHM_RNDV=pipeline,LOOM_SHM_NT_MIN=1"
-  "nt_never:LOOM_SHM_RNDV=pipeline,LOOM_SHM_NT_MIN=0")
+  "nt_all:LOOM_SHM_RNDV=pipeline,LOOM_SHM_NT=1,LOOM_SHM_NT_MIN=1"
+  "nt_auto:LOOM_SHM_RNDV=pipeline,LOOM_SHM_NT=auto,LOOM_SHM_NT_MIN=1"
+  "nt_never:LOOM_SHM_RNDV=pipeline,LOOM_SHM_NT=0")
 # (A ring's largest record is about a quarter of it, so "everything eager"
 # needs a 128 MB ring for the 16 MB message.)
 foreach(p ${LOOM_P2P_PROTOCOLS})
