@@ -51,6 +51,9 @@ struct CollArgs {
   Op* op = nullptr;
   int root = 0;
   size_t bytes = 0;  // the size the rules key on (documented per collective in selector.cc)
+  // The caller waits for the call (a blocking collective): an algorithm that
+  // finishes it at once may return without a request (*out = nullptr).
+  bool blocking = false;
 };
 
 struct Algorithm {

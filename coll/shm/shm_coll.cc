@@ -189,10 +189,11 @@ ShmOp* ShmColl::newOp() {
 }
 
 void ShmColl::finish(ShmOp* op) {
-  Request* r = op->request;
-  op->request = nullptr;
-  r->statusError = op->status.code();
-  r->finish();
+  if (Request* r = op->request) {  // none for a blocking call done inside start()
+    op->request = nullptr;
+    r->statusError = op->status.code();
+    r->finish();
+  }
   pool_.push_back(op);
 }
 
@@ -308,10 +309,12 @@ bool ShmColl::drain() {
       const bool done = op->run(*this, *op);
       current_ = nullptr;
       // Every flag the op read was checked; a blocked op checks everyone
-      // (the rank it waits for may be one that passed other arguments).
+      // (the rank it waits for may be one that passed other arguments),
+      // every 64th time only: reading the peers' lines while they write them
+      // slows them down.
       Status st = mismatch_;
       mismatch_ = Status::ok();
-      if (st.isOk() && !done) st = checkSignatures(*op);
+      if (st.isOk() && !done && ++blockedPolls_ % 64 == 0) st = checkSignatures(*op);
       if (!st.isOk()) {
         // Give up on this call, but publish its steps so no peer waits for
         // them (each will find the mismatch, or read what is there).
@@ -349,13 +352,31 @@ int ShmColl::pollAll(void*) {
 Status ShmColl::start(ShmOp* op, Request** out) {
   op->base = nextStep_;
   nextStep_ += op->steps;
+  op->request = nullptr;
+  queue_.push_back(op);
+  // A call whose peers are there is done at once (op is then pooled, intact);
+  // a blocking one needs no request then. A blocking call alone in the queue
+  // first watches its peers' flags for a moment (a few hundred passes, about
+  // a microsecond) before it waits through the progress engine: a small
+  // bcast's readers usually find the root's piece within that time, and
+  // skip the request and the other pollers' passes.
+  bool done = queue_.size() == 1 && drain();
+  if (!done && op->args.blocking && queue_.size() == 1 && !progress::oversubscribed())
+    for (unsigned i = 0; i < progress::kSpinsBeforePause && !done; ++i) done = drain();
+  if (done && op->args.blocking) {
+    *out = nullptr;
+    return op->status;
+  }
   Request* r = Request::alloc(ReqKind::kColl);
   r->active = true;
   r->comm = comm_;
-  op->request = r;
   *out = r;
-  queue_.push_back(op);
-  if (queue_.size() == 1 && drain()) return op->status;  // done already (op is pooled, intact)
+  if (done) {
+    r->statusError = op->status.code();
+    r->finish();
+    return op->status;
+  }
+  op->request = r;
   if (!polled_) {
     if (!gHooked) {
       progress::add(pollAll, nullptr);

@@ -172,6 +172,7 @@ class ShmColl {
   size_t slot_;
   uint64_t nextStep_ = 1;
   uint64_t allMin_ = 0;
+  uint32_t blockedPolls_ = 0;  // drains that found the running op blocked
 
   // The mapping.
   std::string name_;

@@ -7,6 +7,7 @@
 
 #include "coll/op.h"
 #include "coll/shm/shm_coll.h"
+#include "core/copy_small.h"
 #include "core/datatype.h"
 
 namespace loom::coll::shm {
@@ -16,7 +17,7 @@ inline void packPiece(const void* buf, int64_t count, Datatype* t, size_t off, v
                       size_t len) {
   if (len == 0) return;
   if (t->isContiguous())
-    std::memcpy(dst, static_cast<const char*>(buf) + t->trueLb() + off, len);
+    copySmall(static_cast<char*>(dst), static_cast<const char*>(buf) + t->trueLb() + off, len);
   else
     (void)t->pack(buf, count, off, dst, len);
 }
@@ -26,7 +27,7 @@ inline void unpackPiece(void* buf, int64_t count, Datatype* t, size_t off, const
                         size_t len) {
   if (len == 0) return;
   if (t->isContiguous())
-    std::memcpy(static_cast<char*>(buf) + t->trueLb() + off, src, len);
+    copySmall(static_cast<char*>(buf) + t->trueLb() + off, static_cast<const char*>(src), len);
   else
     (void)t->unpack(buf, count, off, src, len);
 }

@@ -14,10 +14,11 @@ using loom::api::toComm;
 
 namespace {
 
-loom::coll::CollArgs barrierArgs(Comm* c) {
+loom::coll::CollArgs barrierArgs(Comm* c, bool blocking) {
   loom::coll::CollArgs a;
   a.coll = loom::coll::Collective::kBarrier;
   a.comm = c;
+  a.blocking = blocking;
   return a;
 }
 
@@ -27,7 +28,7 @@ extern "C" int PMPI_Barrier(MPI_Comm comm) {
   if (!requireRunning("MPI_Barrier")) return MPI_ERR_OTHER;
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), "MPI_Barrier");
-  return runCollective(barrierArgs(c), nullptr, "MPI_Barrier");
+  return runCollective(barrierArgs(c, true), nullptr, "MPI_Barrier");
 }
 LOOM_WEAK_ALIAS(MPI_Barrier)
 
@@ -36,6 +37,6 @@ extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), "MPI_Ibarrier");
   if (!request) return raise(c, errorf(MPI_ERR_ARG, "request is NULL"), "MPI_Ibarrier");
-  return runCollective(barrierArgs(c), request, "MPI_Ibarrier");
+  return runCollective(barrierArgs(c, false), request, "MPI_Ibarrier");
 }
 LOOM_WEAK_ALIAS(MPI_Ibarrier)

@@ -81,6 +81,7 @@ inline int waitCollective(Request* r, Comm* comm, const char* fn) {
 
 // Starts a collective; with `request` NULL waits for it (blocking form),
 // else hands its request to the caller.
+// args.blocking must say whether `request` is NULL.
 inline int runCollective(const coll::CollArgs& args, MPI_Request* request, const char* fn) {
   Request* r = nullptr;
   CollHold* hold = request ? holdCollArgs(args) : nullptr;
@@ -104,6 +105,7 @@ inline int runCollective(const coll::CollArgs& args, MPI_Request* request, const
     *request = toHandle(r);
     return MPI_SUCCESS;
   }
+  if (!r) return MPI_SUCCESS;  // finished inside run() (CollArgs::blocking)
   return waitCollective(r, args.comm, fn);
 }
 

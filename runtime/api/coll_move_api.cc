@@ -81,6 +81,7 @@ int entry(const char* fn, MPI_Comm comm, bool nonblocking, MPI_Request* request,
   CollArgs a;
   a.coll = coll;
   a.comm = c;
+  a.blocking = !nonblocking;
   Status st = fill(a);
   if (!st.isOk()) return loom::api::raise(c, st, fn);
   return loom::api::runCollective(a, nonblocking ? request : nullptr, fn);

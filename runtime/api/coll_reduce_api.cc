@@ -50,7 +50,8 @@ void releaseOpHold(Request* r) {
   delete h;
 }
 
-int start(const CollArgs& a, MPI_Request* request, const char* fn) {
+int start(CollArgs& a, MPI_Request* request, const char* fn) {
+  a.blocking = request == nullptr;
   Op* op = a.op;
   const bool hold = request && !op->isPredefined();
   if (hold) op->retain();
