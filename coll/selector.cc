@@ -47,11 +47,14 @@ constexpr Rule kRules[] = {
     // 12 KiB (MPICH's short-message limit) or below 8 ranks the binomial
     // tree's log2(p) latencies win; above, scatter + ring allgather moves
     // ~2n bytes instead of log2(p) * n.
-    // One node: the root stages, the others copy out in parallel. Above
-    // 16 KiB the rendezvous' single copy beats staging's two (measured at
-    // 2 and 4 ranks, docs/benchmarks.md). Not when oversubscribed (the
-    // root would wait for its readers every call; shmRootedSupports).
-    {Collective::kBcast, 16384, 2, 64, false, "shm", 1, 1},
+    // One node: the root stages, the others copy out in parallel. Up to
+    // 64 KiB staging beats a rendezvous message, which copies twice too
+    // (the copy pipeline) and adds a handshake: 2 ranks, medians of 5
+    // interleaved runs, 32 KiB 3.0 us against 6.0 (Open MPI 6.7), 64 KiB
+    // 5.9 against 10.2; even at 128 KiB, 11.9 against 12.7 (2026-11-23,
+    // docs/benchmarks.md). Not when oversubscribed (the root would wait
+    // for its readers every call; shmRootedSupports).
+    {Collective::kBcast, 65536, 2, 64, false, "shm", 1, 1},
     {Collective::kBcast, kAny, 1, 2, false, "linear"},
     {Collective::kBcast, 12288, 1, kAnyRanks, false, "binomial"},
     {Collective::kBcast, kAny, 1, 7, false, "binomial"},

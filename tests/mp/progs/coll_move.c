@@ -254,7 +254,7 @@ static void sweep(int quick) {
   /* Sizes: 0, 1, odd, and each threshold of coll/selector.cc -1/+0/+1. */
   static const int full[] = {0,     1,     13,    255,   256,   257,   1023,  1024,  1025,
                              2047,  2048,  2049,  12287, 12288, 12289, 16383, 16384, 16385,
-                             32767, 32768, 32769, 1 << 20};
+                             32767, 32768, 32769, 65535, 65536, 65537, 1 << 20};
   static const int few[] = {0, 1, 13, 256, 257, 2049, 16385, 32769};
   const int* sizes = quick ? few : full;
   int ns = quick ? (int)(sizeof few / sizeof *few) : (int)(sizeof full / sizeof *full);
