@@ -20,11 +20,15 @@ int64_t virtualNodeSize() {
   return k;
 }
 
+int realNode(int jobRank) {
+  const auto& loc = jobLocality();
+  return jobRank < static_cast<int>(loc.size()) ? loc[jobRank].nodeId : 0;
+}
+
 int nodeKey(int jobRank) {
   const int64_t k = virtualNodeSize();
   if (k > 0) return static_cast<int>(jobRank / k);
-  const auto& loc = jobLocality();
-  return jobRank < static_cast<int>(loc.size()) ? loc[jobRank].nodeId : 0;
+  return realNode(jobRank);
 }
 
 CommInfo* build(Comm* c) {
@@ -43,6 +47,10 @@ CommInfo* build(Comm* c) {
     ++counts[it->second];
   }
   info->nodes = static_cast<int>(counts.size());
+  info->realNodes = 1;
+  for (int r = 1; r < p && info->realNodes == 1; ++r)
+    if (realNode(c->worldRank(r)) != realNode(c->worldRank(0))) info->realNodes = 2;  // "several"
+
   info->minPerNode = *std::min_element(counts.begin(), counts.end());
   info->maxPerNode = *std::max_element(counts.begin(), counts.end());
   info->myNode = info->nodeOf[c->rank()];

@@ -20,6 +20,7 @@ class ShmColl;  // coll/shm/shm_coll.h
 
 struct CommInfo {
   int nodes = 1;           // distinct nodes among the communicator's ranks
+  int realNodes = 1;       // the same, ignoring LOOM_COLL_VIRTUAL_NODE_SIZE
   int minPerNode = 1;      // fewest and most ranks on one node
   int maxPerNode = 1;
   std::vector<int> nodeOf;   // comm rank -> node index (numbered by first appearance)
@@ -28,10 +29,13 @@ struct CommInfo {
   int myNode = 0;            // the caller's node index
   int localRank = 0;         // the caller's index in `local`
 
-  // Shared-memory collectives (coll/shm/): created on first use when every
-  // rank is on one node; `shmDeclined` once that is found impossible.
+  // The shared-memory context (coll/shm/): created on first use when every
+  // rank is on one node (for the shared-memory algorithms, or, on one real
+  // node split into virtual ones, only for the message-based calls'
+  // signatures). shmAlgorithms: -1 not known yet, else whether the
+  // shared-memory algorithms may run (ShmColl::eligible).
   std::unique_ptr<ShmColl> shm;
-  bool shmDeclined = false;
+  int8_t shmAlgorithms = -1;
 
   ~CommInfo();
 };

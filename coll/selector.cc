@@ -314,8 +314,8 @@ Status run(const CollArgs& args, Request** out) {
   }
   auto s = std::make_unique<Schedule>(args.comm, args.comm->nextCollectiveTag());
   LOOM_TRY(a->build(*s, args));
-  if (args.comm->size() > 1 && ShmColl::eligible(args.comm)) {
-    if (ShmColl* ctx = ShmColl::of(args.comm)) {
+  if (args.comm->size() > 1) {
+    if (ShmColl* ctx = ShmColl::forChecks(args.comm)) {
       const bool done = ctx->signCall(s->tag(), args.coll, args.root, args.bytes);
       auto* c = new (s->scratch(sizeof(CallCheck)))
           CallCheck{ctx, args.coll, args.root, static_cast<uint64_t>(args.bytes), done};

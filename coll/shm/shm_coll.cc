@@ -46,23 +46,37 @@ size_t slotParam() {
 
 size_t ShmColl::configuredSlot() { return slotParam(); }
 
-bool ShmColl::eligible(Comm* c) {
-  CommInfo& info = commInfo(c);
-  if (info.shm) return true;
-  if (info.shmDeclined) return false;
+namespace {
+// Whether the communicator may have a segment at all: LOOM_COLL_SHM, its
+// size, a job namespace to name the segment after.
+bool segmentAllowed(Comm* c) {
   static const bool on = params::getString("LOOM_COLL_SHM") != "0";
   static const int64_t maxRanks = params::getInt("LOOM_COLL_SHM_MAX_RANKS");
-  const bool ok = on && c->size() >= 2 && c->size() <= maxRanks && info.nodes == 1 &&
-                  !jobNamespace().empty();
-  if (!ok) info.shmDeclined = true;
-  return ok;
+  return on && c->size() >= 2 && c->size() <= maxRanks && !jobNamespace().empty();
 }
+}  // namespace
 
-ShmColl* ShmColl::of(Comm* c) {
-  if (!eligible(c)) return nullptr;
+ShmColl* ShmColl::contextOf(Comm* c) {
   CommInfo& info = commInfo(c);
   if (!info.shm) info.shm.reset(new ShmColl(c));
   return info.shm.get();
+}
+
+bool ShmColl::eligible(Comm* c) {
+  CommInfo& info = commInfo(c);
+  if (info.shmAlgorithms < 0) info.shmAlgorithms = info.nodes == 1 && segmentAllowed(c);
+  return info.shmAlgorithms > 0;
+}
+
+ShmColl* ShmColl::of(Comm* c) {
+  return eligible(c) ? contextOf(c) : nullptr;
+}
+
+ShmColl* ShmColl::forChecks(Comm* c) {
+  CommInfo& info = commInfo(c);
+  if (info.shm) return info.shm.get();
+  if (info.realNodes != 1 || !segmentAllowed(c)) return nullptr;
+  return contextOf(c);
 }
 
 ShmColl::ShmColl(Comm* c) : comm_(c), size_(c->size()), rank_(c->rank()), slot_(slotParam()) {

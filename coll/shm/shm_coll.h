@@ -78,6 +78,10 @@ class ShmColl {
   static ShmColl* of(Comm* c);
   // Whether of(c) would give a context (cheap; for supports()).
   static bool eligible(Comm* c);
+  // The context for the message-based calls' signatures (signCall,
+  // checkCall): also on a real node that LOOM_COLL_VIRTUAL_NODE_SIZE splits
+  // into several, where the shared-memory algorithms do not run.
+  static ShmColl* forChecks(Comm* c);
 
   // LOOM_COLL_SHM_SLOT as every context uses it.
   static size_t configuredSlot();
@@ -138,6 +142,7 @@ class ShmColl {
 
  private:
   ShmColl(Comm* c);
+  static ShmColl* contextOf(Comm* c);  // the communicator's, made on first use
   std::atomic<uint64_t>& flag(int r) const {
     return *reinterpret_cast<std::atomic<uint64_t>*>(flags_ + static_cast<size_t>(r) * kFlagStride);
   }

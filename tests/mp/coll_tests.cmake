@@ -43,6 +43,19 @@ foreach(n 2 3 4 5)
                COMMAND --stdout-count "^coll_mismatch: rank [0-9]+ ok=${n}"
                -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_mismatch>)
 endforeach()
+# Ranks split into virtual nodes of two (the hierarchical and flat message
+# algorithms of several nodes): the calls' signatures still live in the real
+# node's segment.
+foreach(n 4 5)
+  loom_mp_test(mp.coll.mismatch.virtual.${n} TIMEOUT 120
+               COMMAND --stdout-count "^coll_mismatch: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} -x LOOM_COLL_VIRTUAL_NODE_SIZE=2
+               $<TARGET_FILE:mp_coll_mismatch>)
+  loom_mp_test(mp.coll.mismatch.virtual_64k.${n} TIMEOUT 120
+               COMMAND --stdout-count "^coll_mismatch: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} -x LOOM_COLL_VIRTUAL_NODE_SIZE=2
+               $<TARGET_FILE:mp_coll_mismatch> 16384)
+endforeach()
 foreach(n 2 3)
   loom_mp_test(mp.coll.mismatch.linear.${n} TIMEOUT 120
                COMMAND --stdout-count "^coll_mismatch: rank [0-9]+ ok=${n}"

@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define COUNT (256 * 1024) /* ints: 1 MiB, above every shared-memory threshold */
+/* ints per call: 1 MiB by default, above every shared-memory threshold;
+ * argv[1] sets another (e.g. 64 KiB, where several nodes use the
+ * hierarchical algorithms) */
+static int nints = 256 * 1024;
 
 static int rank, size, failures;
 
@@ -25,18 +28,18 @@ static void fail(const char* what) {
 
 /* One case on a fresh communicator; returns this rank's error class. */
 static int run_case(int which, MPI_Comm comm) {
-  int* a = calloc(COUNT * (size_t)size, sizeof(int));
-  int* b = calloc(COUNT * (size_t)size, sizeof(int));
+  int* a = calloc(nints * (size_t)size, sizeof(int));
+  int* b = calloc(nints * (size_t)size, sizeof(int));
   const int root = rank % 2; /* ranks disagree about the root */
   int rc = MPI_SUCCESS;
   switch (which) {
-    case 0: rc = MPI_Bcast(a, COUNT, MPI_INT, root, comm); break;
-    case 1: rc = MPI_Reduce(a, b, COUNT, MPI_INT, MPI_SUM, root, comm); break;
-    case 2: rc = MPI_Gather(a, COUNT, MPI_INT, b, COUNT, MPI_INT, root, comm); break;
-    case 3: rc = MPI_Scatter(a, COUNT, MPI_INT, b, COUNT, MPI_INT, root, comm); break;
+    case 0: rc = MPI_Bcast(a, nints, MPI_INT, root, comm); break;
+    case 1: rc = MPI_Reduce(a, b, nints, MPI_INT, MPI_SUM, root, comm); break;
+    case 2: rc = MPI_Gather(a, nints, MPI_INT, b, nints, MPI_INT, root, comm); break;
+    case 3: rc = MPI_Scatter(a, nints, MPI_INT, b, nints, MPI_INT, root, comm); break;
     case 4: /* different collectives: even ranks reduce to 0, odd ones bcast from 0 */
-      rc = rank % 2 ? MPI_Bcast(a, COUNT, MPI_INT, 0, comm)
-                    : MPI_Reduce(a, b, COUNT, MPI_INT, MPI_SUM, 0, comm);
+      rc = rank % 2 ? MPI_Bcast(a, nints, MPI_INT, 0, comm)
+                    : MPI_Reduce(a, b, nints, MPI_INT, MPI_SUM, 0, comm);
       break;
   }
   int cls = MPI_SUCCESS;
@@ -47,6 +50,7 @@ static int run_case(int which, MPI_Comm comm) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  if (argc > 1) nints = atoi(argv[1]);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const char* names[] = {"bcast", "reduce", "gather", "scatter", "bcast/reduce"};
