@@ -253,9 +253,12 @@ void deliverRts(Request* r, const MsgHeader& h, int srcJob, const RtsBody& rts) 
   r->transferred = 0;
   // Large messages may be streamed past the caches on both sides (copy.h,
   // stream_choice.h); the receiver decides and tells the sender in the kCts.
-  // Never a folding receive: it reduces each piece into a cached result.
+  // A folding receive reduces each piece into its cached result: for it only
+  // the sender streams (the ring then comes from memory, not from the other
+  // cache), and only when measured cheaper (auto).
   r->hint = 0;
-  if (E.ntMin && h.size >= E.ntMin && !r->fold && E.ntMode != NtMode::kNever) {
+  if (E.ntMin && h.size >= E.ntMin && E.ntMode != NtMode::kNever &&
+      !(r->fold && E.ntMode == NtMode::kAlways)) {
     if (E.ntMode == NtMode::kAlways) {
       r->hint = kFlagStream;
     } else {

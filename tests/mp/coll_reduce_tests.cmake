@@ -26,3 +26,12 @@ foreach(n 1 2 3 4 5 8)
                  -- ${LOOMRUN} -n ${n} ${_red_${v}} $<TARGET_FILE:mp_coll_reduce>)
   endforeach()
 endforeach()
+# Message algorithms whose large folded receives may be streamed by their
+# sender: with LOOM_SHM_NT=auto from 1 byte, every size class's second
+# message is the streamed probe (p2p/stream_choice.h).
+foreach(n 2 3 5)
+  loom_mp_test(mp.coll.reduce.nt_auto.${n} TIMEOUT 120
+               COMMAND --stdout-count "^coll_reduce: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} -x LOOM_COLL_SHM=0 -x LOOM_SHM_NT=auto -x LOOM_SHM_NT_MIN=1
+               -x LOOM_SHM_EAGER_MAX=256 $<TARGET_FILE:mp_coll_reduce>)
+endforeach()
