@@ -263,6 +263,32 @@ struct Buffer {
   char* base() { return mem.data() + shift; }
 };
 
+// Packs (buf, count) of t into *out (already sized to the packed stream) in
+// chunks of random size 1..maxChunk: every call fills its chunk, or what is
+// left of the stream.
+inline void packInChunks(const Datatype* t, const void* buf, int64_t count, size_t maxChunk,
+                         std::mt19937& rng, std::vector<char>* out) {
+  size_t pos = 0;
+  while (pos < out->size()) {
+    size_t n = std::min(std::uniform_int_distribution<size_t>(1, maxChunk)(rng), out->size() - pos);
+    size_t w = t->pack(buf, count, pos, out->data() + pos, n);
+    ASSERT_EQ(w, n);
+    pos += w;
+  }
+}
+
+// The mirror: unpacks `packed` into (buf, count) in chunks of 1..maxChunk.
+inline void unpackInChunks(const Datatype* t, void* buf, int64_t count,
+                           const std::vector<char>& packed, size_t maxChunk, std::mt19937& rng) {
+  size_t pos = 0;
+  while (pos < packed.size()) {
+    size_t n = std::min(std::uniform_int_distribution<size_t>(1, maxChunk)(rng), packed.size() - pos);
+    size_t r = t->unpack(buf, count, pos, packed.data() + pos, n);
+    ASSERT_EQ(r, n);
+    pos += r;
+  }
+}
+
 // Checks everything the engine promises about a type against its model.
 inline void checkType(const T& x, int64_t count, std::mt19937& rng) {
   const Datatype* t = x.t;
@@ -288,14 +314,7 @@ inline void checkType(const T& x, int64_t count, std::mt19937& rng) {
 
   // Chunked pack, random chunk sizes.
   std::vector<char> chunked(want.size());
-  size_t pos = 0;
-  while (pos < want.size()) {
-    size_t n = std::uniform_int_distribution<size_t>(1, 1 + want.size() / 3)(rng);
-    size_t w = t->pack(src.base(), count, pos, chunked.data() + pos,
-                       std::min(n, want.size() - pos));
-    ASSERT_GT(w, 0u);
-    pos += w;
-  }
+  packInChunks(t, src.base(), count, 1 + want.size() / 3, rng, &chunked);
   EXPECT_EQ(chunked, want);
 
   // segments() names exactly the bytes pack() reads, in order.
@@ -310,7 +329,7 @@ inline void checkType(const T& x, int64_t count, std::mt19937& rng) {
   EXPECT_EQ(gathered, want);
   // ...also when cut into chunks and limited in segment count.
   gathered.clear();
-  pos = 0;
+  size_t pos = 0;
   while (pos < want.size()) {
     std::vector<iovec> part;
     size_t n = std::uniform_int_distribution<size_t>(1, 1 + want.size() / 2)(rng);
@@ -331,11 +350,7 @@ inline void checkType(const T& x, int64_t count, std::mt19937& rng) {
   // Chunked unpack into a fresh buffer == model unpack.
   Buffer a(mm, count, 2), b(mm, count, 2);
   modelUnpack(mm, a.base(), count, want.data());
-  pos = 0;
-  while (pos < want.size()) {
-    size_t n = std::uniform_int_distribution<size_t>(1, 1 + want.size() / 2)(rng);
-    pos += t->unpack(b.base(), count, pos, want.data() + pos, std::min(n, want.size() - pos));
-  }
+  unpackInChunks(t, b.base(), count, want, 1 + want.size() / 2, rng);
   EXPECT_EQ(a.mem, b.mem);
 
   if (t->isContiguous() && !want.empty()) {

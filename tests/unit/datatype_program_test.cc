@@ -25,23 +25,11 @@ void checkFineChunks(const T& x, int64_t count, size_t maxChunk, std::mt19937& r
   Buffer src(mm, count, 3);
   std::vector<char> want = modelPack(mm, src.base(), count);
   std::vector<char> got(want.size());
-  size_t pos = 0;
-  while (pos < want.size()) {
-    size_t n = std::uniform_int_distribution<size_t>(1, maxChunk)(rng);
-    size_t w = x.t->pack(src.base(), count, pos, got.data() + pos, n);
-    ASSERT_EQ(w, std::min(n, want.size() - pos));
-    pos += w;
-  }
+  packInChunks(x.t, src.base(), count, maxChunk, rng, &got);
   EXPECT_EQ(got, want);
   Buffer a(mm, count, 4), b(mm, count, 4);
   modelUnpack(mm, a.base(), count, want.data());
-  pos = 0;
-  while (pos < want.size()) {
-    size_t n = std::uniform_int_distribution<size_t>(1, maxChunk)(rng);
-    size_t r = x.t->unpack(b.base(), count, pos, want.data() + pos, std::min(n, want.size() - pos));
-    ASSERT_GT(r, 0u);
-    pos += r;
-  }
+  unpackInChunks(x.t, b.base(), count, want, maxChunk, rng);
   EXPECT_EQ(a.mem, b.mem);
 }
 
