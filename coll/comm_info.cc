@@ -47,9 +47,8 @@ CommInfo* build(Comm* c) {
     ++counts[it->second];
   }
   info->nodes = static_cast<int>(counts.size());
-  info->realNodes = 1;
-  for (int r = 1; r < p && info->realNodes == 1; ++r)
-    if (realNode(c->worldRank(r)) != realNode(c->worldRank(0))) info->realNodes = 2;  // "several"
+  for (int r = 1; r < p && info->oneRealNode; ++r)
+    info->oneRealNode = realNode(c->worldRank(r)) == realNode(c->worldRank(0));
 
   info->minPerNode = *std::min_element(counts.begin(), counts.end());
   info->maxPerNode = *std::max_element(counts.begin(), counts.end());

@@ -20,7 +20,7 @@ class ShmColl;  // coll/shm/shm_coll.h
 
 struct CommInfo {
   int nodes = 1;           // distinct nodes among the communicator's ranks
-  int realNodes = 1;       // the same, ignoring LOOM_COLL_VIRTUAL_NODE_SIZE
+  bool oneRealNode = true; // all on one machine (LOOM_COLL_VIRTUAL_NODE_SIZE ignored)
   int minPerNode = 1;      // fewest and most ranks on one node
   int maxPerNode = 1;
   std::vector<int> nodeOf;   // comm rank -> node index (numbered by first appearance)

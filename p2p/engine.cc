@@ -257,13 +257,12 @@ void deliverRts(Request* r, const MsgHeader& h, int srcJob, const RtsBody& rts) 
   // the sender streams (the ring then comes from memory, not from the other
   // cache), and only when measured cheaper (auto).
   r->hint = 0;
-  if (E.ntMin && h.size >= E.ntMin && E.ntMode != NtMode::kNever &&
-      !(r->fold && E.ntMode == NtMode::kAlways)) {
-    if (E.ntMode == NtMode::kAlways) {
-      r->hint = kFlagStream;
-    } else {
+  if (E.ntMin && h.size >= E.ntMin) {
+    if (E.ntMode == NtMode::kAuto) {
       r->hint = (E.choice[srcJob].pick(h.size) ? kFlagStream : 0) | kHintMeasured;
       r->startTicks = ticks();
+    } else if (E.ntMode == NtMode::kAlways && !r->fold) {
+      r->hint = kFlagStream;
     }
   }
   sendCtl(srcJob, Kind::kCts, h.sreq, r->id(), r->hint & kFlagStream);

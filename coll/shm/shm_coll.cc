@@ -75,7 +75,7 @@ ShmColl* ShmColl::of(Comm* c) {
 ShmColl* ShmColl::forChecks(Comm* c) {
   CommInfo& info = commInfo(c);
   if (info.shm) return info.shm.get();
-  if (info.realNodes != 1 || !segmentAllowed(c)) return nullptr;
+  if (!info.oneRealNode || !segmentAllowed(c)) return nullptr;
   return contextOf(c);
 }
 
@@ -374,9 +374,12 @@ Status ShmColl::start(ShmOp* op, Request** out) {
   // a microsecond) before it waits through the progress engine: a small
   // bcast's readers usually find the root's piece within that time, and
   // skip the request and the other pollers' passes.
-  bool done = queue_.size() == 1 && drain();
-  if (!done && op->args.blocking && queue_.size() == 1 && !progress::oversubscribed())
-    for (unsigned i = 0; i < progress::kSpinsBeforePause && !done; ++i) done = drain();
+  bool done = false;
+  if (queue_.size() == 1) {
+    const bool watch = op->args.blocking && !progress::oversubscribed();
+    const unsigned passes = watch ? progress::kSpinsBeforePause : 1;
+    for (unsigned i = 0; i < passes && !done; ++i) done = drain();
+  }
   if (done && op->args.blocking) {
     *out = nullptr;
     return op->status;

@@ -15,6 +15,7 @@
 
 #include <mpi.h>
 
+#include <cassert>
 #include <vector>
 
 #include "api/runtime.h"
@@ -83,6 +84,7 @@ inline int waitCollective(Request* r, Comm* comm, const char* fn) {
 // else hands its request to the caller.
 // args.blocking must say whether `request` is NULL.
 inline int runCollective(const coll::CollArgs& args, MPI_Request* request, const char* fn) {
+  assert(args.blocking == (request == nullptr));
   Request* r = nullptr;
   CollHold* hold = request ? holdCollArgs(args) : nullptr;
   Status st = coll::run(args, &r);
