@@ -74,7 +74,12 @@ bool Job::start(std::string* error) {
              host_.cores.size());
   bool ok = makeJobTmpDir(&tmpDir_, error) && pmix_.init(tmpDir_, host_.topology, error);
   log::debug("launch", "PMIx server up at %.1f ms", msSince(started_));
-  ok = ok && pmix_.registerJob(nspace_, opts_.ranks, hostName(), error);
+  // Simulated nodes are named after this host: <host>-n0, <host>-n1, ...
+  std::vector<std::vector<int>> placement = placeBlockwise(opts_.ranks, opts_.nodes);
+  std::vector<std::string> nodeNames;
+  for (int k = 0; k < opts_.nodes; ++k)
+    nodeNames.push_back(opts_.nodes == 1 ? hostName() : hostName() + "-n" + std::to_string(k));
+  ok = ok && pmix_.registerJob(nspace_, placement, nodeNames, error);
   if (!ok) return false;
   std::vector<std::vector<std::string>> pmixEnv;
   if (!pmix_.registerClients(&pmixEnv, error)) return false;

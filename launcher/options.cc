@@ -16,7 +16,7 @@ namespace {
 // per-rank tables stay small and an accidental `-n 1e9`-style typo fails.
 constexpr long kMaxRanks = 100000;
 
-enum class Opt { kRanks, kExport, kTagOutput, kTimeout, kBindTo, kReportBindings,
+enum class Opt { kRanks, kNodes, kExport, kTagOutput, kTimeout, kBindTo, kReportBindings,
                  kOversubscribe, kHelp, kVersion };
 
 struct OptSpec {
@@ -28,6 +28,7 @@ struct OptSpec {
 constexpr OptSpec kOpts[] = {
     {"n", Opt::kRanks, true},
     {"np", Opt::kRanks, true},
+    {"nodes", Opt::kNodes, true},
     {"x", Opt::kExport, true},
     {"tag-output", Opt::kTagOutput, false},
     {"timeout", Opt::kTimeout, true},
@@ -89,6 +90,13 @@ bool applyOption(const OptSpec& spec, const std::string& shown, const std::strin
         return false;
       }
       o->ranksGiven = true;
+      return true;
+    case Opt::kNodes:
+      if (!parseRanks(value, &o->nodes)) {
+        *error = "option '" + shown + "' needs a node count between 1 and " +
+                 std::to_string(kMaxRanks) + ", got '" + value + "'";
+        return false;
+      }
       return true;
     case Opt::kExport: {
       size_t eq = value.find('=');
@@ -172,8 +180,24 @@ ParseResult parseOptions(int argc, const char* const* argv, Options* out, std::s
     *error = "no program given";
     return ParseResult::kError;
   }
+  if (o.nodes > o.ranks) {
+    *error = "--nodes " + std::to_string(o.nodes) + " is more than the " +
+             std::to_string(o.ranks) + (o.ranks == 1 ? " rank" : " ranks") +
+             " to place on them";
+    return ParseResult::kError;
+  }
   *out = std::move(o);
   return ParseResult::kRun;
+}
+
+std::vector<std::vector<int>> placeBlockwise(int ranks, int nodes) {
+  std::vector<std::vector<int>> out(nodes);
+  int rank = 0;
+  for (int k = 0; k < nodes; ++k) {
+    int count = ranks / nodes + (k < ranks % nodes ? 1 : 0);
+    for (int i = 0; i < count; ++i) out[k].push_back(rank++);
+  }
+  return out;
 }
 
 std::string usageText() {
@@ -182,6 +206,9 @@ std::string usageText() {
          "\n"
          "options:\n"
          "  -n, -np N            number of ranks (default 1)\n"
+         "  --nodes N            place the ranks blockwise on N simulated nodes of\n"
+         "                       this host, which talk only over the network\n"
+         "                       transport (for testing multi-node jobs)\n"
          "  -x VAR[=value]       export VAR to the ranks (its value here, or the\n"
          "                       value given); may be repeated\n"
          "  --tag-output         prefix every output line with [rank]\n"

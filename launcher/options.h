@@ -29,6 +29,7 @@ struct ExportVar {
 struct Options {
   int ranks = 1;
   bool ranksGiven = false;
+  int nodes = 1;  // --nodes: simulated nodes the ranks are placed on, blockwise
   std::vector<ExportVar> exports;  // -x, in command-line order
   bool tagOutput = false;
   double timeoutSec = 0;  // 0: no timeout
@@ -47,6 +48,10 @@ enum class ParseResult {
 
 // Parses argv[1..argc-1]. On kError, *error says what was wrong (one line,
 // without the program-name prefix).
+// Job ranks on each of `nodes` simulated nodes, blockwise: the first
+// (ranks % nodes) nodes get one rank more than the others.
+std::vector<std::vector<int>> placeBlockwise(int ranks, int nodes);
+
 ParseResult parseOptions(int argc, const char* const* argv, Options* out, std::string* error);
 
 // The usage text (several lines, ends with a newline).

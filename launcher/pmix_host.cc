@@ -190,26 +190,38 @@ bool PmixServer::init(const std::string& tmpdir, void* hwlocTopology, std::strin
   return true;
 }
 
-bool PmixServer::registerJob(const std::string& nspace, int ranks, const std::string& hostname,
-                             std::string* error) {
+bool PmixServer::registerJob(const std::string& nspace,
+                             const std::vector<std::vector<int>>& ranksOfNode,
+                             const std::vector<std::string>& nodeNames, std::string* error) {
   nspace_ = nspace;
+  int ranks = 0;
+  for (const auto& node : ranksOfNode) ranks += static_cast<int>(node.size());
   ranks_ = ranks;
   // The node map and proc map are what the client library derives job size,
   // local size/peers/ranks and node ids from; without them PMIx_Init fails.
+  // One node per entry of `ranksOfNode` (simulated nodes share this server).
   char* nodeMap = nullptr;
   char* procMap = nullptr;
-  std::string ppn;
-  for (int r = 0; r < ranks; ++r) {
-    if (r) ppn += ',';
-    ppn += std::to_string(r);
+  std::string hosts, ppn;
+  for (size_t k = 0; k < ranksOfNode.size(); ++k) {
+    if (k) {
+      hosts += ',';
+      ppn += ';';
+    }
+    hosts += nodeNames[k];
+    for (size_t i = 0; i < ranksOfNode[k].size(); ++i) {
+      if (i) ppn += ',';
+      ppn += std::to_string(ranksOfNode[k][i]);
+    }
   }
-  pmix_status_t rc = PMIx_generate_regex(hostname.c_str(), &nodeMap);
+  pmix_status_t rc = PMIx_generate_regex(hosts.c_str(), &nodeMap);
   if (rc == PMIX_SUCCESS) rc = PMIx_generate_ppn(ppn.c_str(), &procMap);
   if (rc != PMIX_SUCCESS) {
     std::free(nodeMap);
     *error = std::string("cannot build the PMIx node/proc maps: ") + PMIx_Error_string(rc);
     return false;
   }
+  const std::string& hostname = nodeNames[0];
 
   constexpr size_t kInfos = 8;
   pmix_info_t* info;
@@ -217,7 +229,7 @@ bool PmixServer::registerJob(const std::string& nspace, int ranks, const std::st
   loadU32(&info[0], PMIX_UNIV_SIZE, ranks);
   loadU32(&info[1], PMIX_JOB_SIZE, ranks);
   loadU32(&info[2], PMIX_MAX_PROCS, ranks);
-  loadU32(&info[3], PMIX_NUM_NODES, 1);
+  loadU32(&info[3], PMIX_NUM_NODES, static_cast<uint32_t>(ranksOfNode.size()));
   PMIx_Info_load(&info[4], PMIX_NODE_MAP, nodeMap, PMIX_REGEX);
   PMIx_Info_load(&info[5], PMIX_PROC_MAP, procMap, PMIX_REGEX);
   loadString(&info[6], PMIX_JOBID, nspace);

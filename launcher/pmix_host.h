@@ -50,9 +50,11 @@ class PmixServer {
   // must outlive the server.
   bool init(const std::string& tmpdir, void* hwlocTopology, std::string* error);
 
-  // Registers namespace `nspace` with `ranks` ranks, all on `hostname`.
-  bool registerJob(const std::string& nspace, int ranks, const std::string& hostname,
-                   std::string* error);
+  // Registers namespace `nspace`: node k is named nodeNames[k] and runs the
+  // job ranks ranksOfNode[k] (one node on a plain run; several simulated
+  // nodes, all served from here, with loomrun --nodes).
+  bool registerJob(const std::string& nspace, const std::vector<std::vector<int>>& ranksOfNode,
+                   const std::vector<std::string>& nodeNames, std::string* error);
 
   // Registers every rank as a local client, then returns in *env (one
   // vector per rank) the variables PMIx_server_setup_fork adds ("K=V").

@@ -261,7 +261,8 @@ Status setup(const Config& cfg) {
     return errorf(MPI_ERR_ARG, "LOOM_SHM_RING_BYTES=%zu must be a power of two >= 4096", ring);
   while (ring > 16384 && static_cast<size_t>(gS.n) * (gS.n - 1) * ring > (size_t{1} << 30))
     ring /= 2;
-  gS.name = "/loom-" + cfg.nspace + "-shm";
+  // Named after the node too: simulated nodes (loomrun --nodes) share /dev/shm.
+  gS.name = "/loom-" + cfg.nspace + "-n" + std::to_string(cfg.nodeId) + "-shm";
   gS.bytes = headerBytes() + static_cast<size_t>(gS.n) * gS.n * (sizeof(RingControl) + ring);
 
   if (gS.me == 0) {

@@ -25,6 +25,7 @@ namespace loom::p2p::shm {
 
 struct Config {
   std::string nspace;          // names the segment
+  int nodeId = 0;              // with the node id
   std::vector<int> localPeers; // job ranks on this node, ascending
   int myJobRank = 0;
   size_t ringBytes = 1 << 20;

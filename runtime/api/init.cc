@@ -43,8 +43,7 @@ Status exchangeAndConnect(loom::api::Runtime& r) {
   loom::p2p::JobInfo job;
   job.proc = &r.proc;
   job.boot = &r.boot;
-  job.nodeOfRank.resize(r.proc.size);
-  for (int i = 0; i < r.proc.size; ++i) LOOM_TRY(r.boot.nodeOf(i, &job.nodeOfRank[i]));
+  job.nodeOfRank = r.proc.nodeOfRank;
   LOOM_TRY(loom::p2p::setup(job));
   LOOM_TRY(r.boot.fence());
   LOOM_TRY(loom::p2p::connect());

@@ -61,30 +61,46 @@ Status getInt(const pmix_proc_t& proc, const char* key, int64_t* out, bool optio
   return Status::ok();
 }
 
-Status getString(const pmix_proc_t& proc, const char* key, std::string* out) {
-  pmix_value_t* val = nullptr;
-  pmix_status_t rc = PMIx_Get(&proc, key, nullptr, 0, &val);
-  if (rc != PMIX_SUCCESS || !val)
-    return errorf(MPI_ERR_INTERN, "PMIx_Get(%s) failed: %s", key, PMIx_Error_string(rc));
-  Status st;
-  if (val->type == PMIX_STRING && val->data.string)
-    *out = val->data.string;
-  else
-    st = errorf(MPI_ERR_INTERN, "PMIx_Get(%s): not a string", key);
-  PMIX_VALUE_RELEASE(val);
-  return st;
-}
-
-std::vector<int> parseRankList(const std::string& s) {
-  std::vector<int> out;
+// Which node every rank of the job is on, from PMIx's node list: node k is
+// the k-th name PMIx_Resolve_nodes gives and holds the ranks
+// PMIx_Resolve_peers names for it. PMIx hands a client the node ids of its
+// own node's ranks only (PMIX_NODEID of a rank elsewhere is "not found"),
+// but every client has the job's node and proc maps, so this works under
+// loomrun (simulated nodes included) and srun alike, and every rank numbers
+// the nodes the same way.
+Status resolveNodes(const pmix_proc_t& self, int size, std::vector<int>* nodeOfRank,
+                    std::vector<std::string>* names) {
+  char* list = nullptr;
+  pmix_status_t rc = PMIx_Resolve_nodes(self.nspace, &list);
+  if (rc != PMIX_SUCCESS || !list)
+    return errorf(MPI_ERR_INTERN, "PMIx_Resolve_nodes failed: %s", PMIx_Error_string(rc));
+  std::string nodes(list);
+  std::free(list);
+  nodeOfRank->assign(size, -1);
+  names->clear();
   size_t i = 0;
-  while (i < s.size()) {
-    size_t j = s.find(',', i);
-    if (j == std::string::npos) j = s.size();
-    out.push_back(std::atoi(s.substr(i, j - i).c_str()));
+  while (i <= nodes.size()) {
+    size_t j = nodes.find(',', i);
+    if (j == std::string::npos) j = nodes.size();
+    std::string name = nodes.substr(i, j - i);
     i = j + 1;
+    if (name.empty()) continue;
+    pmix_proc_t* procs = nullptr;
+    size_t n = 0;
+    rc = PMIx_Resolve_peers(name.c_str(), self.nspace, &procs, &n);
+    if (rc != PMIX_SUCCESS)
+      return errorf(MPI_ERR_INTERN, "PMIx_Resolve_peers(%s) failed: %s", name.c_str(),
+                    PMIx_Error_string(rc));
+    const int id = static_cast<int>(names->size());
+    names->push_back(name);
+    for (size_t k = 0; k < n; ++k)
+      if (procs[k].rank < static_cast<pmix_rank_t>(size)) (*nodeOfRank)[procs[k].rank] = id;
+    if (procs) PMIX_PROC_FREE(procs, n);
   }
-  return out;
+  for (int r = 0; r < size; ++r)
+    if ((*nodeOfRank)[r] < 0)
+      return errorf(MPI_ERR_INTERN, "PMIx names no node for rank %d", r);
+  return Status::ok();
 }
 
 std::string localHostname() {
@@ -106,6 +122,7 @@ Status Bootstrap::init(ProcInfo* info) {
     info->nspace = "singleton." + std::to_string(getpid());
     info->hostname = nodeName.empty() ? localHostname() : nodeName;
     info->localPeers = {0};
+    info->nodeOfRank = {0};
     log::debug("boot", "no PMIx server in the environment: singleton");
     return Status::ok();
   }
@@ -130,27 +147,24 @@ Status Bootstrap::init(ProcInfo* info) {
   v = info->size;
   LOOM_TRY(getInt(job, PMIX_UNIV_SIZE, &v, true));
   info->universeSize = static_cast<int>(v);
-  v = 1;
-  LOOM_TRY(getInt(job, PMIX_NUM_NODES, &v, true));
-  info->numNodes = static_cast<int>(v);
   v = 0;
   LOOM_TRY(getInt(gSelf, PMIX_APPNUM, &v, true));
   info->appNum = static_cast<int>(v);
-  LOOM_TRY(getInt(gSelf, PMIX_LOCAL_RANK, &v, false));
-  info->localRank = static_cast<int>(v);
-  LOOM_TRY(getInt(job, PMIX_LOCAL_SIZE, &v, false));
-  info->localSize = static_cast<int>(v);
-  v = 0;
-  LOOM_TRY(getInt(gSelf, PMIX_NODEID, &v, true));
-  info->nodeId = static_cast<int>(v);
-  std::string peers;
-  if (getString(job, PMIX_LOCAL_PEERS, &peers).isOk()) info->localPeers = parseRankList(peers);
-  std::sort(info->localPeers.begin(), info->localPeers.end());
-  if (info->localPeers.empty()) info->localPeers = {info->rank};
+  std::vector<std::string> nodeNames;
+  LOOM_TRY(resolveNodes(gSelf, info->size, &info->nodeOfRank, &nodeNames));
+  info->numNodes = static_cast<int>(nodeNames.size());
+  info->nodeId = info->nodeOfRank[info->rank];
+  info->localPeers.clear();
+  for (int r = 0; r < info->size; ++r)
+    if (info->nodeOfRank[r] == info->nodeId) info->localPeers.push_back(r);
+  info->localSize = static_cast<int>(info->localPeers.size());
+  info->localRank = static_cast<int>(
+      std::find(info->localPeers.begin(), info->localPeers.end(), info->rank) -
+      info->localPeers.begin());
   if (!nodeName.empty()) {
     info->hostname = nodeName;
-  } else if (!getString(gSelf, PMIX_HOSTNAME, &info->hostname).isOk()) {
-    info->hostname = localHostname();
+  } else {
+    info->hostname = nodeNames[info->nodeId];
   }
   log::debug("boot", "PMIx client %s:%d of %d, local %d of %d, node %d of %d (%s)",
              info->nspace.c_str(), info->rank, info->size, info->localRank, info->localSize,
@@ -227,19 +241,6 @@ Status Bootstrap::get(int rank, std::string_view key, std::vector<std::byte>* bl
   }
   PMIX_VALUE_RELEASE(val);
   return st;
-}
-
-Status Bootstrap::nodeOf(int rank, int* nodeId) {
-  if (!active_) {
-    *nodeId = 0;
-    return Status::ok();
-  }
-  pmix_proc_t peer;
-  PMIX_PROC_LOAD(&peer, gSelf.nspace, static_cast<pmix_rank_t>(rank));
-  int64_t v = 0;
-  LOOM_TRY(getInt(peer, PMIX_NODEID, &v, false));
-  *nodeId = static_cast<int>(v);
-  return Status::ok();
 }
 
 void Bootstrap::abort(int code, const std::string& message) {

@@ -31,6 +31,7 @@ struct ProcInfo {
   int appNum = 0;
   std::string hostname;  // node name (LOOM_NODE_NAME, PMIx's, else gethostname)
   std::vector<int> localPeers;  // job ranks on this node, ascending
+  std::vector<int> nodeOfRank;  // job rank -> node id (the same on every rank)
 };
 
 class Bootstrap {
@@ -47,8 +48,6 @@ class Bootstrap {
   Status barrier();
   // Reads the blob `rank` put under `key`.
   Status get(int rank, std::string_view key, std::vector<std::byte>* blob);
-  // Node id of a job rank (from PMIx locality, 0 for a singleton).
-  Status nodeOf(int rank, int* nodeId);
 
   // Asks the launcher to end the whole job, then exits with `code`.
   [[noreturn]] void abort(int code, const std::string& message);

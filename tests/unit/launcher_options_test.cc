@@ -74,6 +74,27 @@ TEST(LauncherOptions, BadRankCounts) {
   expectError({"-n"}, "needs a value");
 }
 
+TEST(LauncherOptions, Nodes) {
+  Parsed p = parse({"-n", "5", "--nodes", "2", "a"});
+  ASSERT_EQ(p.result, ParseResult::kRun) << p.error;
+  EXPECT_EQ(p.opts.nodes, 2);
+  EXPECT_EQ(parse({"a"}).opts.nodes, 1);
+  EXPECT_EQ(parse({"-n", "3", "--nodes=3", "a"}).opts.nodes, 3);
+  expectError({"-n", "2", "--nodes", "3", "a"}, "more than the 2 ranks");
+  expectError({"--nodes", "0", "a"}, "node count");
+  expectError({"--nodes", "x", "a"}, "node count");
+  expectError({"--nodes"}, "needs a value");
+}
+
+TEST(LauncherOptions, PlaceBlockwise) {
+  using V = std::vector<std::vector<int>>;
+  EXPECT_EQ(placeBlockwise(5, 2), (V{{0, 1, 2}, {3, 4}}));
+  EXPECT_EQ(placeBlockwise(4, 2), (V{{0, 1}, {2, 3}}));
+  EXPECT_EQ(placeBlockwise(8, 3), (V{{0, 1, 2}, {3, 4, 5}, {6, 7}}));
+  EXPECT_EQ(placeBlockwise(3, 3), (V{{0}, {1}, {2}}));
+  EXPECT_EQ(placeBlockwise(2, 1), (V{{0, 1}}));
+}
+
 TEST(LauncherOptions, Exports) {
   Parsed p = parse({"-x", "A=1", "-x", "B", "--x=C=x=y", "-x", "D=", "prog"});
   ASSERT_EQ(p.result, ParseResult::kRun) << p.error;

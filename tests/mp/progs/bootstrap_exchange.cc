@@ -1,7 +1,12 @@
 // bootstrap_exchange: the PMIx key-value exchange transports will use. Each
-// rank publishes blobs of a rank-dependent size under two keys, meets the
-// others in one fence, and checks every peer's blobs byte for byte.
+// rank publishes blobs of a rank-dependent size under two keys and its node
+// id under a third, meets the others in one fence, checks every peer's blobs
+// byte for byte, and checks that its own node map (nodeOfRank) puts every
+// peer where that peer says it is, with the local peers those of its node.
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <span>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -28,6 +33,8 @@ int main() {
   for (int which = 0; which < 2; ++which)
     if (auto st = boot.put("test.blob" + std::to_string(which), blobOf(info.rank, which)); !st)
       return fail(st, "put");
+  if (auto st = boot.put("test.node", std::as_bytes(std::span(&info.nodeId, 1))); !st)
+    return fail(st, "put");
   if (auto st = boot.fence(); !st) return fail(st, "fence");
   for (int peer = 0; peer < info.size; ++peer) {
     for (int which = 0; which < 2; ++which) {
@@ -40,11 +47,20 @@ int main() {
         return 1;
       }
     }
+    std::vector<std::byte> got;
+    if (auto st = boot.get(peer, "test.node", &got); !st) return fail(st, "get");
     int node = -1;
-    if (auto st = boot.nodeOf(peer, &node); !st) return fail(st, "nodeOf");
-    if (node != info.nodeId) {
-      std::fprintf(stderr, "bootstrap_exchange: rank %d on node %d != %d\n", peer, node,
-                   info.nodeId);
+    if (got.size() == sizeof node) std::memcpy(&node, got.data(), sizeof node);
+    if (node != info.nodeOfRank[peer]) {
+      std::fprintf(stderr, "bootstrap_exchange: rank %d says it is on node %d, the map says %d\n",
+                   peer, node, info.nodeOfRank[peer]);
+      return 1;
+    }
+    const bool local = std::find(info.localPeers.begin(), info.localPeers.end(), peer) !=
+                       info.localPeers.end();
+    if (local != (node == info.nodeId)) {
+      std::fprintf(stderr, "bootstrap_exchange: rank %d (node %d) %s a local peer of node %d\n",
+                   peer, node, local ? "is" : "is not", info.nodeId);
       return 1;
     }
   }
@@ -55,7 +71,7 @@ int main() {
   }
   if (auto st = boot.barrier(); !st) return fail(st, "barrier");
   if (auto st = boot.finalize(); !st) return fail(st, "finalize");
-  std::printf("bootstrap_exchange: rank %d of %d (local %d of %d): ok\n", info.rank, info.size,
-              info.localRank, info.localSize);
+  std::printf("bootstrap_exchange: rank %d of %d (local %d of %d, node %d of %d): ok\n",
+              info.rank, info.size, info.localRank, info.localSize, info.nodeId, info.numNodes);
   return 0;
 }
