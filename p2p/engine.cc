@@ -1,10 +1,11 @@
 // The point-to-point engine: matching plus the protocols, over whichever
-// transport reaches the peer (self, shm).
+// transport reaches the peer (self, shm on the node, ofi between nodes).
 //
 // Send side, per protocol (see protocol.h):
 //   inline/eager   reserve a record, pack the data into it, commit; done
 //                  (a synchronous send then waits for the receiver's kAck)
-//   rndv-get       send kRtsGet {address, pid}; the receiver reads with CMA
+//   rndv-get       expose the buffer, send kRtsGet {remote key}; the receiver
+//                  reads it (CMA, or RMA reads in pieces, several in flight)
 //                  and answers kFin; done
 //   rndv-pipeline  send kRtsPipeline; on the receiver's kCts stream kData
 //                  chunks (packed straight into the ring); done when the last
@@ -32,6 +33,9 @@
 #include "p2p/protocol.h"
 #include "p2p/shm/shm_transport.h"
 #include "p2p/stream_choice.h"
+#if LOOM_HAVE_OFI
+#include "p2p/ofi/ofi_transport.h"
+#endif
 
 namespace loom::p2p {
 
@@ -55,16 +59,17 @@ struct OutItem {
 struct Engine {
   MatchTable match;
   int me = 0;                  // job rank
-  int pid = 0;
-  ProtocolLimits lim;
+  ProtocolLimits* shmLim = nullptr;  // shm's limits (shm::limits())
   size_t chunk = 65536;
   size_t ntMin = 0;            // LOOM_SHM_NT_MIN (0: never)
   NtMode ntMode = NtMode::kAuto;          // LOOM_SHM_NT
   std::vector<StreamChoice> choice;       // by job rank (auto mode)
   const Transport* shm = nullptr;
+  const Transport* ofi = nullptr;
   std::vector<std::deque<OutItem>> outq;  // by job rank
   std::vector<int> busy;                  // job ranks whose outq is not empty
-  std::vector<uint8_t> viaShm;            // by job rank: reached through shm
+  std::vector<const Transport*> route;    // by job rank (nullptr: ourselves)
+  size_t foldPiece = 0;    // smallest piece a pipelined message arrives in
   bool ready = false;
 } E;
 
@@ -76,8 +81,14 @@ size_t capacityOf(const Request* r) {
   return static_cast<size_t>(r->count) * typeSize(r->type);
 }
 
-const Transport* transportTo(int job) {
-  return E.viaShm[job] ? E.shm : nullptr;
+const Transport* transportTo(int job) { return E.route[job]; }
+
+// A send is done with its exposed buffer (kFin, or streamed instead).
+void releaseExposed(Request* r) {
+  if (r->scratch) {
+    transportTo(r->remoteRank)->unexpose(r->scratch);
+    r->scratch = nullptr;
+  }
 }
 
 void queueOut(int job, OutItem item) {
@@ -145,10 +156,12 @@ bool pushSend(Request* r) {
     }
     auto* rts = static_cast<RtsBody*>(t->reserve(job, sizeof(RtsBody)));
     if (!rts) return false;
-    rts->addr = reinterpret_cast<uint64_t>(contiguousBase(r->type, r->buf));
-    rts->pid = E.pid;
-    rts->reserved = 0;
-    t->commit(job, headerOf(r, kind), sizeof(RtsBody));
+    rts->remote = RemoteKey{};
+    Kind sent = kind;
+    if (kind == Kind::kRtsGet &&
+        !t->expose(job, contiguousBase(r->type, r->buf), r->total, &rts->remote, &r->scratch))
+      sent = Kind::kRtsPipeline;  // the receiver asks for the data instead
+    t->commit(job, headerOf(r, sent), sizeof(RtsBody));
     r->stage = kWaitReply;
     return true;
   }
@@ -173,6 +186,7 @@ bool pushSend(Request* r) {
     t->commit(job, h, n);
     r->transferred += n;
   }
+  releaseExposed(r);
   r->finish();
   return true;
 }
@@ -235,20 +249,60 @@ void deliverEager(Request* r, const MsgHeader& h, int srcJob, const void* data) 
   r->finish();
 }
 
+// Starts reads of a rendezvous-get receive until its transport's depth of
+// pieces is in flight; finishes the receive (kFin to the sender) once every
+// byte landed. False when the transport declined the first read (the
+// receiver then asks for the pipeline).
+bool issueReads(Request* r) {
+  const Transport* t = transportTo(r->remoteRank);
+  const ProtocolLimits& L = *t->limits;
+  const size_t m = static_cast<size_t>(r->bytes);
+  const size_t piece = L.readChunk ? L.readChunk : m;
+  char* dst = static_cast<char*>(contiguousBase(r->type, r->buf));
+  const RemoteKey key{r->remoteAddr, r->remoteKey};
+  while (r->issued < m && (r->issued - r->transferred + piece - 1) / piece <
+                              static_cast<size_t>(std::max(1, L.readDepth))) {
+    const size_t n = std::min(piece, m - r->issued);
+    ReadResult res = t->read(r->remoteRank, key, r->issued, dst + r->issued, n, r);
+    if (res == ReadResult::kUnavailable) {
+      if (r->issued == 0) return false;
+      // A later piece failed where the first worked: nothing can finish
+      // this receive correctly any more.
+      r->statusError = MPI_ERR_OTHER;
+      res = ReadResult::kDone;
+    }
+    r->issued += n;
+    if (res == ReadResult::kDone) r->transferred += n;
+  }
+  if (r->transferred == m) {
+    sendCtl(r->remoteRank, Kind::kFin, r->remoteId, 0);
+    r->finish();
+  }
+  return true;
+}
+
+// A read that issueReads started has ended (from the transport's poll).
+void onReadDone(void* ctx, size_t bytes, int err) {
+  auto* r = static_cast<Request*>(ctx);
+  if (err != MPI_SUCCESS) r->statusError = err;
+  r->transferred += bytes;
+  (void)issueReads(r);
+}
+
 // A receive meets a rendezvous request.
 void deliverRts(Request* r, const MsgHeader& h, int srcJob, const RtsBody& rts) {
   setMatchedStatus(r, h);
   r->remoteRank = srcJob;
   r->remoteId = h.sreq;
   size_t m = std::min<size_t>(h.size, capacityOf(r));
-  void* dst = contiguousBase(r->type, r->buf);
   const Transport* t = transportTo(srcJob);
-  if (h.kind == Kind::kRtsGet && r->type->isContiguous() && !r->fold && t &&
-      t->readRemote(rts.pid, rts.addr, dst, m)) {
+  if (h.kind == Kind::kRtsGet && r->type->isContiguous() && !r->fold) {
+    r->remoteAddr = rts.remote.addr;
+    r->remoteKey = rts.remote.key;
     r->bytes = static_cast<int64_t>(m);
-    sendCtl(srcJob, Kind::kFin, h.sreq, 0);
-    r->finish();
-    return;
+    r->transferred = 0;
+    r->issued = 0;
+    if (issueReads(r)) return;
   }
   r->transferred = 0;
   // Large messages may be streamed past the caches on both sides (copy.h,
@@ -257,7 +311,7 @@ void deliverRts(Request* r, const MsgHeader& h, int srcJob, const RtsBody& rts) 
   // the sender streams (the ring then comes from memory, not from the other
   // cache), and only when measured cheaper (auto).
   r->hint = 0;
-  if (E.ntMin && h.size >= E.ntMin) {
+  if (E.ntMin && h.size >= E.ntMin && t == E.shm) {
     if (E.ntMode == NtMode::kAuto) {
       r->hint = (E.choice[srcJob].pick(h.size) ? kFlagStream : 0) | kHintMeasured;
       r->startTicks = ticks();
@@ -309,9 +363,14 @@ void onRecord(int srcJob, const MsgHeader& h, const void* payload, size_t n) {
       return;
     }
     case Kind::kAck:
-    case Kind::kFin:
       Request::fromId(h.sreq)->finish();
       return;
+    case Kind::kFin: {
+      Request* r = Request::fromId(h.sreq);
+      releaseExposed(r);
+      r->finish();
+      return;
+    }
     case Kind::kCts: {
       Request* r = Request::fromId(h.sreq);
       r->remoteId = h.size;
@@ -374,9 +433,12 @@ void sendSelf(Request* r) {
     r->finish();
 }
 
+constexpr Handlers kHandlers{onRecord, onReadDone};
+
 int enginePoll(void*) {
   int events = 0;
   if (E.shm) events += shm::poll(onRecord);
+  if (E.ofi) events += E.ofi->poll(kHandlers);
   if (!E.busy.empty()) events += drainOutgoing();
   return events;
 }
@@ -400,23 +462,44 @@ NtMode parseNt(const std::string& v) {
 
 Status setup(const JobInfo& job) {
   E.me = job.proc->rank;
-  E.pid = getpid();
   E.outq.assign(job.proc->size, {});
   E.busy.clear();
-  E.lim.inlineMax = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_INLINE_MAX")));
-  E.lim.eagerMax = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_EAGER_MAX")));
-  E.lim.cmaMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_CMA_MIN")));
-  E.lim.rndv = parseRndv(params::getString("LOOM_SHM_RNDV"));
+  E.route.assign(job.proc->size, nullptr);
+  E.shm = E.ofi = nullptr;
+  ProtocolLimits& L = *shm::limits();
+  E.shmLim = &L;
+  L.inlineMax = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_INLINE_MAX")));
+  L.eagerMax = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_EAGER_MAX")));
+  L.getMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_CMA_MIN")));
+  L.rndv = parseRndv(params::getString("LOOM_SHM_RNDV"));
   E.chunk = static_cast<size_t>(std::max<int64_t>(64, params::getInt("LOOM_SHM_PIPELINE_CHUNK")));
   E.ntMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_NT_MIN")));
   E.ntMode = parseNt(params::getString("LOOM_SHM_NT"));
   E.choice.assign(E.ntMode == NtMode::kAuto ? job.proc->size : 0, StreamChoice{});
 
-  for (int r = 0; r < job.proc->size; ++r)
-    if (job.nodeOfRank[r] != job.proc->nodeId)
-      return errorf(MPI_ERR_INTERN,
-                    "rank %d is on another node (%d) and Loom has no inter-node transport yet", r,
-                    job.nodeOfRank[r]);
+  int remote = -1;  // some rank on another node
+  for (int r = 0; r < job.proc->size && remote < 0; ++r)
+    if (job.nodeOfRank[r] != job.proc->nodeId) remote = r;
+  if (remote >= 0) {
+#if LOOM_HAVE_OFI
+    ofi::Config oc;
+    oc.myJobRank = E.me;
+    oc.jobSize = job.proc->size;
+    oc.nodeId = job.proc->nodeId;
+    oc.nodeOfRank = job.nodeOfRank;
+    oc.nodeNames = job.proc->nodeNames;
+    oc.hasLocalPeers = job.proc->localPeers.size() > 1;
+    oc.boot = job.boot;
+    LOOM_TRY(ofi::setup(oc));
+    E.ofi = ofi::transport();
+#else
+    return errorf(MPI_ERR_UNSUPPORTED_OPERATION,
+                  "rank %d is on another node, and this Loom was built without libfabric "
+                  "(LOOM_WITH_OFI=OFF, or libfabric-dev was missing), so it cannot reach other "
+                  "nodes",
+                  remote);
+#endif
+  }
 
   shm::Config cfg;
   cfg.nspace = job.proc->nspace;
@@ -433,47 +516,77 @@ Status setup(const JobInfo& job) {
 Status connect() {
   LOOM_TRY(shm::connect());
   E.shm = shm::active() ? shm::transport() : nullptr;
-  E.lim.cma = shm::cmaWorks();
-  E.lim.maxPayload = E.shm ? E.shm->maxPayload() : (size_t{1} << 62);
-  E.viaShm.assign(E.outq.size(), 0);
-  for (size_t j = 0; j < E.viaShm.size(); ++j)
-    E.viaShm[j] = E.shm && shm::reaches(static_cast<int>(j));
+  E.shmLim->get = shm::cmaWorks();
+  E.shmLim->maxPayload = E.shm ? E.shm->maxPayload() : (size_t{1} << 62);
+#if LOOM_HAVE_OFI
+  if (E.ofi) LOOM_TRY(ofi::connect());
+#endif
+  E.foldPiece = E.chunk;
+  for (int j = 0; j < static_cast<int>(E.route.size()); ++j) {
+    if (j == E.me) continue;
+    E.route[j] = E.shm && shm::reaches(j) ? E.shm : E.ofi;
+  }
+  for (const Transport* t : {E.shm, E.ofi})
+    if (t) E.foldPiece = std::min(E.foldPiece, t->maxPayload());
   progress::add(enginePoll, nullptr);
   E.ready = true;
   log::debug("p2p", "%s", describe().c_str());
   return Status::ok();
 }
 
+bool drained() {
+  if (!E.busy.empty()) return false;
+#if LOOM_HAVE_OFI
+  if (E.ofi && !ofi::idle()) return false;
+#endif
+  return true;
+}
+
 Status finalize() {
   progress::remove(enginePoll, nullptr);
   shm::finalize();
-  E.shm = nullptr;
+#if LOOM_HAVE_OFI
+  if (E.ofi) ofi::finalize();
+#endif
+  E.shm = E.ofi = nullptr;
   E.ready = false;
   return Status::ok();
 }
 
-std::string describe() {
-  char buf[256];
+namespace {
+std::string describeLimits(const char* name, const ProtocolLimits& L, size_t chunk) {
+  char buf[320];
   std::snprintf(buf, sizeof buf,
-                "protocols: inline <= %zu B, eager <= %zu B, rendezvous %s (CMA %s, from %zu B), "
-                "pipeline chunks of %zu B, non-temporal %s from %zu B",
-                E.lim.inlineMax, std::min(E.lim.eagerMax, E.lim.maxPayload),
-                E.lim.rndv == RndvMode::kAuto ? "auto"
-                : E.lim.rndv == RndvMode::kGet ? "get"
-                                               : "pipeline",
-                E.lim.cma ? "on" : "off", E.lim.cmaMin, E.chunk,
-                E.ntMode == NtMode::kAuto ? "by measurement" : E.ntMode == NtMode::kAlways ? "always" : "never",
-                E.ntMin);
+                "%s: inline <= %zu B, eager <= %zu B, rendezvous %s (reads %s from %zu B, "
+                "%zu B pieces x %d), pipeline chunks of %zu B",
+                name, L.inlineMax, std::min(L.eagerMax, L.maxPayload),
+                L.rndv == RndvMode::kAuto ? "auto" : L.rndv == RndvMode::kGet ? "get" : "pipeline",
+                L.get ? "on" : "off", L.getMin, L.readChunk, L.readDepth,
+                std::min(chunk, L.maxPayload));
   return buf;
+}
+}  // namespace
+
+std::string describe() {
+  std::string out = describeLimits("shm", *E.shmLim, E.chunk);
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "; non-temporal copies %s from %zu B",
+                E.ntMode == NtMode::kAuto     ? "by measurement"
+                : E.ntMode == NtMode::kAlways ? "always"
+                                              : "never",
+                E.ntMin);
+  out += buf;
+  if (E.ofi) out += "; " + describeLimits("ofi", *E.ofi->limits, E.chunk);
+  return out;
 }
 
 bool sendEagerNow(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm) {
   if (!type->isContiguous()) return false;
   const size_t bytes = static_cast<size_t>(count) * typeSize(type);
-  const Kind kind = selectProtocol(bytes, true, E.lim);
+  const Kind kind = selectProtocol(bytes, true, *E.shmLim);
   if (kind != Kind::kInline && kind != Kind::kEager) return false;
   const int job = comm->worldRank(dest);
-  if (!E.viaShm[job] || !E.outq[job].empty()) return false;
+  if (E.route[job] != E.shm || !E.shm || !E.outq[job].empty()) return false;
   MsgHeader h{};
   h.ctx = contextOf(comm, Channel::kPt2pt);
   h.src = comm->rank();
@@ -524,9 +637,10 @@ Status irecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm
 bool canFold(const Datatype* type) {
   const size_t size = typeSize(type);
   if (!type->isContiguous() || (size != 1 && size != 2 && size != 4 && size != 8)) return false;
-  // The pipeline's pieces: min(chunk, largest record); eager messages come
-  // whole. Payloads start 8-byte aligned in the rings.
-  const size_t piece = E.shm ? std::min(E.chunk, E.shm->maxPayload()) : E.chunk;
+  // The pipeline's pieces: min(chunk, largest record of any transport);
+  // eager messages come whole. Payloads start 8-byte aligned in every
+  // transport's records.
+  const size_t piece = E.foldPiece ? E.foldPiece : E.chunk;
   return piece % size == 0 && type->trueLb() % static_cast<int64_t>(size) == 0;
 }
 
@@ -571,10 +685,11 @@ Status start(Request* r) {
     sendSelf(r);
     return Status::ok();
   }
-  if (!transportTo(r->remoteRank))
-    return errorf(MPI_ERR_INTERN, "no transport reaches rank %d", r->remoteRank);
+  const Transport* t = transportTo(r->remoteRank);
+  if (!t) return errorf(MPI_ERR_INTERN, "no transport reaches rank %d", r->remoteRank);
+  r->scratch = nullptr;
   r->protocol = static_cast<uint8_t>(
-      selectProtocol(r->total, r->type->isContiguous(), E.lim));
+      selectProtocol(r->total, r->type->isContiguous(), *t->limits));
   if (E.outq[r->remoteRank].empty() && pushSend(r)) return Status::ok();
   queueOut(r->remoteRank, OutItem{r, {}});
   return Status::ok();

@@ -1,6 +1,6 @@
 // Point-to-point engine: the interface the API and collective layers use.
 //
-// One matching engine serves every transport (self, shm, later ofi); the
+// One matching engine serves every transport (self, shm, ofi); the
 // transports only move bytes. Everything here is nonblocking; blocking MPI
 // calls are these plus progress::waitUntil(request complete).
 //
@@ -31,6 +31,10 @@ struct JobInfo {
 // segments, publishes addresses with boot->put), connect() after it.
 Status setup(const JobInfo& job);
 Status connect();
+// Whether every record this rank queued has left it (MPI_Finalize
+// progresses until it has before its barrier: a rank blocked there cannot
+// move the rest, and libfabric's manual progress would leave it queued).
+bool drained();
 // After the final barrier of MPI_Finalize.
 Status finalize();
 

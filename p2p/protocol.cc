@@ -8,9 +8,9 @@ Kind selectProtocol(size_t bytes, bool contiguous, const ProtocolLimits& lim) {
   const size_t eager = std::min(lim.eagerMax, lim.maxPayload);
   if (bytes <= std::min(lim.inlineMax, eager)) return Kind::kInline;
   if (bytes <= eager) return Kind::kEager;
-  // CMA reads one contiguous range; a non-contiguous sender streams packed
-  // chunks instead.
-  const bool getPossible = lim.cma && contiguous;
+  // A read takes one contiguous range; a non-contiguous sender streams
+  // packed chunks instead.
+  const bool getPossible = lim.get && contiguous;
   switch (lim.rndv) {
     case RndvMode::kGet:
       return getPossible ? Kind::kRtsGet : Kind::kRtsPipeline;
@@ -19,7 +19,7 @@ Kind selectProtocol(size_t bytes, bool contiguous, const ProtocolLimits& lim) {
     case RndvMode::kAuto:
       break;
   }
-  return getPossible && bytes >= lim.cmaMin ? Kind::kRtsGet : Kind::kRtsPipeline;
+  return getPossible && bytes >= lim.getMin ? Kind::kRtsGet : Kind::kRtsPipeline;
 }
 
 const char* kindName(Kind k) {

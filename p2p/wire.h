@@ -11,12 +11,12 @@ namespace loom::p2p {
 enum class Kind : uint8_t {
   kInline = 0,        // payload in the header's cache line
   kEager = 1,         // payload follows the header
-  kRtsGet = 2,        // rendezvous request; receiver may read with CMA
+  kRtsGet = 2,        // rendezvous request; receiver may read the sender's buffer
   kRtsPipeline = 3,   // rendezvous request; receiver must ask for the data
   kAck = 8,           // matched: completes a synchronous eager send
   kCts = 9,           // clear to send: stream the data (pipeline)
   kData = 10,         // one chunk of a pipelined message
-  kFin = 11,          // data read with CMA: the send is complete
+  kFin = 11,          // data read by the receiver: the send is complete
 };
 
 inline bool isMatched(Kind k) { return static_cast<uint8_t>(k) < 8; }
@@ -39,11 +39,18 @@ struct MsgHeader {
 };
 static_assert(sizeof(MsgHeader) == 32);
 
-// Payload of kRtsGet/kRtsPipeline.
-struct RtsBody {
-  uint64_t addr;   // sender's buffer (contiguous), for CMA
-  int32_t pid;     // sender's process id, for CMA
-  int32_t reserved;
+// Where a receiver reads an exposed buffer (Transport::expose): an address
+// or offset, and a transport-specific key (shm: the sender's pid for CMA;
+// ofi: the memory registration's key).
+struct RemoteKey {
+  uint64_t addr;
+  uint64_t key;
 };
+
+// Payload of kRtsGet/kRtsPipeline: the sender's exposed buffer (kRtsGet).
+struct RtsBody {
+  RemoteKey remote;
+};
+static_assert(sizeof(RtsBody) == 16);
 
 }  // namespace loom::p2p

@@ -180,8 +180,22 @@ void commit(int peer, const MsgHeader& hdr, size_t payloadBytes) {
   publish(t, p, t.reservedAt, hdr, payloadBytes);
 }
 
-bool readRemote(int pid, uint64_t remoteAddr, void* local, size_t bytes) {
+// Rendezvous reads are CMA reads of the sender's memory: nothing to
+// register, the key is the sender's pid.
+bool expose(int, const void* addr, size_t, RemoteKey* key, void** handle) {
   if (!gS.cma) return false;
+  key->addr = reinterpret_cast<uint64_t>(addr);
+  key->key = static_cast<uint64_t>(getpid());
+  *handle = nullptr;
+  return true;
+}
+
+void unexpose(void*) {}
+
+ReadResult read(int, const RemoteKey& key, uint64_t offset, void* local, size_t bytes, void*) {
+  if (!gS.cma) return ReadResult::kUnavailable;
+  const int pid = static_cast<int>(key.key);
+  const uint64_t remoteAddr = key.addr + offset;
   char* dst = static_cast<char*>(local);
   size_t done = 0;
   while (done < bytes) {
@@ -191,11 +205,13 @@ bool readRemote(int pid, uint64_t remoteAddr, void* local, size_t bytes) {
     if (n <= 0) {
       if (n < 0 && errno == EINTR) continue;
       log::error("process_vm_readv from pid %d failed: %s", pid, std::strerror(errno));
-      return false;
+      // Nothing was promised yet only if nothing was read: the pipeline then
+      // moves the whole message again.
+      return ReadResult::kUnavailable;
     }
     done += static_cast<size_t>(n);
   }
-  return true;
+  return ReadResult::kDone;
 }
 
 // Delivers every record waiting in one ring (at least one is).
@@ -225,7 +241,11 @@ bool readRemote(int pid, uint64_t remoteAddr, void* local, size_t bytes) {
   return events;
 }
 
-const Transport kShm = {"shm", maxPayload, reserve, commit, readRemote, poll};
+int pollTable(const Handlers& h) { return poll(h.deliver); }
+
+ProtocolLimits gLimits;
+const Transport kShm = {"shm", &gLimits, maxPayload, reserve, commit, expose, unexpose, read,
+                        pollTable};
 
 bool probeCma() {
   if (gS.n < 2) return false;
@@ -392,5 +412,7 @@ bool send(int peerJob, const MsgHeader& hdr, const void* data, size_t bytes) {
 }
 
 bool cmaWorks() { return gS.cma; }
+
+ProtocolLimits* limits() { return &gLimits; }
 
 }  // namespace loom::p2p::shm

@@ -44,6 +44,8 @@ bool reaches(int jobRank);
 const Transport* transport();
 // Whether single-copy reads (CMA) work on this node.
 bool cmaWorks();
+// The protocol limits of messages through shm (the engine fills them).
+ProtocolLimits* limits();
 
 // The table's hot entries, callable directly by the engine (no indirection):
 // poll() delivers waiting records; send() reserves, copies `bytes` of

@@ -148,6 +148,10 @@ extern "C" int PMPI_Finalize(void) {
   loom::api::deleteAttributes(r.world.get(), MPI_COMM_WORLD);
   // Buffered sends still in the attached buffer are delivered first.
   loom::api::flushBufferedSends();
+  // Records still queued (control records of finished rendezvous, sends
+  // libfabric has not taken yet) leave before the barrier: blocked there, a
+  // rank moves nothing.
+  loom::progress::waitUntil([] { return loom::p2p::drained(); });
   // MPI_Finalize is collective: nobody tears down while a peer may still
   // need it.
   Status st = r.boot.barrier();

@@ -123,6 +123,7 @@ Status Bootstrap::init(ProcInfo* info) {
     info->hostname = nodeName.empty() ? localHostname() : nodeName;
     info->localPeers = {0};
     info->nodeOfRank = {0};
+    info->nodeNames = {info->hostname};
     log::debug("boot", "no PMIx server in the environment: singleton");
     return Status::ok();
   }
@@ -150,8 +151,8 @@ Status Bootstrap::init(ProcInfo* info) {
   v = 0;
   LOOM_TRY(getInt(gSelf, PMIX_APPNUM, &v, true));
   info->appNum = static_cast<int>(v);
-  std::vector<std::string> nodeNames;
-  LOOM_TRY(resolveNodes(gSelf, info->size, &info->nodeOfRank, &nodeNames));
+  LOOM_TRY(resolveNodes(gSelf, info->size, &info->nodeOfRank, &info->nodeNames));
+  const auto& nodeNames = info->nodeNames;
   info->numNodes = static_cast<int>(nodeNames.size());
   info->nodeId = info->nodeOfRank[info->rank];
   info->localPeers.clear();

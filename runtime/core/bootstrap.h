@@ -32,6 +32,7 @@ struct ProcInfo {
   std::string hostname;  // node name (LOOM_NODE_NAME, PMIx's, else gethostname)
   std::vector<int> localPeers;  // job ranks on this node, ascending
   std::vector<int> nodeOfRank;  // job rank -> node id (the same on every rank)
+  std::vector<std::string> nodeNames;  // node id -> name
 };
 
 class Bootstrap {

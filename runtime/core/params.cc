@@ -48,6 +48,26 @@ constexpr Param kParams[] = {
     {"LOOM_SHM_NT_MIN", "16k",
      "Smallest copy-pipeline message that may be copied with non-temporal "
      "(cache-bypassing) stores on both sides (LOOM_SHM_NT); 0: never"},
+    // Point-to-point between nodes (libfabric)
+    {"LOOM_OFI_PROVIDER", "auto",
+     "libfabric provider for ranks on other nodes: auto (the first offered of efa, "
+     "verbs;ofi_rxm, tcp;ofi_rxm, net) or a provider name such as tcp;ofi_rxm; its interface "
+     "is chosen by libfabric's own variables (FI_TCP_IFACE, ...)"},
+    {"LOOM_OFI_BUFFER_BYTES", "16k",
+     "Bytes of each record buffer (send and receive) of the libfabric transport; the largest "
+     "record it carries is this less 40, rounded down to 64"},
+    {"LOOM_OFI_EAGER_MAX", "16k",
+     "Largest message sent eagerly between nodes (capped by LOOM_OFI_BUFFER_BYTES); larger "
+     "contiguous messages are read by the receiver with RMA reads"},
+    {"LOOM_OFI_RX_BUFFERS", "64", "Receive buffers each rank keeps posted for records from other nodes"},
+    {"LOOM_OFI_TX_BUFFERS", "64",
+     "Send buffers of the libfabric transport: records in flight at once; a sender with none "
+     "free waits (flow control)"},
+    {"LOOM_OFI_RNDV_CHUNK", "1m", "Bytes per RMA read of a rendezvous between nodes"},
+    {"LOOM_OFI_RNDV_DEPTH", "4", "RMA reads of one rendezvous in flight at once"},
+    {"LOOM_OFI_NETNS", "",
+     "For tests: a network namespace (path, %n: node id) each rank enters before opening its "
+     "libfabric endpoint, so simulated nodes cross a real veth link (needs CAP_SYS_ADMIN)"},
     // Collectives: one override per collective (loom-info --coll lists the names)
     // Shared-memory collectives (ranks of one node read each other's data)
     {"LOOM_COLL_SHM", "auto",

@@ -8,7 +8,10 @@ namespace detail {
 Poller gPollers[kMaxPollers];
 size_t gCount = 0;
 bool gOversubscribed = false;
+IdleFn gIdleWait = nullptr;
 }  // namespace detail
+
+void setIdleWait(IdleFn fn) { detail::gIdleWait = fn; }
 
 using detail::gCount;
 using detail::gPollers;

@@ -22,6 +22,13 @@ using PollFn = int (*)(void* ctx);  // returns how many events it handled
 void add(PollFn fn, void* ctx);
 void remove(PollFn fn, void* ctx);
 
+// How an oversubscribed rank waits when a pass found nothing: by default it
+// yields the processor; a transport that can sleep until it has work (the
+// libfabric completion queue's fd) installs a function that blocks briefly
+// instead (nullptr: back to yielding).
+using IdleFn = void (*)();
+void setIdleWait(IdleFn fn);
+
 namespace detail {
 struct Poller {
   PollFn fn;
@@ -31,6 +38,7 @@ constexpr size_t kMaxPollers = 32;
 extern Poller gPollers[kMaxPollers];
 extern size_t gCount;
 extern bool gOversubscribed;
+extern IdleFn gIdleWait;
 }  // namespace detail
 
 // One pass over every poller; returns the events handled.
@@ -69,10 +77,12 @@ void waitUntil(Done done) {
     }
     if (events == 0) {
       if (yield) {
-        if (spins > 16)
-          sched_yield();
-        else
+        if (spins <= 16)
           __builtin_ia32_pause();
+        else if (detail::gIdleWait)
+          detail::gIdleWait();
+        else
+          sched_yield();
       } else if (spins > kSpinsBeforePause) {
         // PAUSE costs ~35 ns on the EPYC VMs measured, longer than a whole
         // idle pass: pausing at once would add ~half of that to every

@@ -57,9 +57,12 @@ struct Request {
   int remoteRank = -1;      // job rank of the peer, once known
   uint64_t remoteId = 0;    // the peer's request id (rendezvous, sync acks)
   size_t transferred = 0;   // bytes moved so far
+  size_t issued = 0;        // bytes handed to the transport (p2p: reads started)
   size_t total = 0;         // bytes the operation moves
+  uint64_t remoteAddr = 0;  // p2p: the sender's exposed buffer (a rendezvous read)
+  uint64_t remoteKey = 0;
   uint64_t startTicks = 0;  // owner-defined (p2p: when a measured receive sent its kCts)
-  void* scratch = nullptr;  // e.g. a packed copy of a non-contiguous send
+  void* scratch = nullptr;  // owner-defined (p2p: the exposed buffer's handle)
   Request* nextPending = nullptr;  // intrusive link for the owner's queues
 
   // A receive that folds into its buffer instead of overwriting it

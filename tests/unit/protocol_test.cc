@@ -12,10 +12,10 @@ ProtocolLimits limits() {
   ProtocolLimits l;
   l.inlineMax = 24;
   l.eagerMax = 16384;
-  l.cmaMin = 1 << 20;
+  l.getMin = 1 << 20;
   l.maxPayload = 65536;
   l.rndv = RndvMode::kAuto;
-  l.cma = true;
+  l.get = true;
   return l;
 }
 }  // namespace
@@ -50,7 +50,7 @@ TEST(Protocol, ForcedModes) {
   l.rndv = RndvMode::kPipeline;
   EXPECT_EQ(selectProtocol(64 << 20, true, l), Kind::kRtsPipeline);
   l.rndv = RndvMode::kAuto;
-  l.cma = false;  // CMA forbidden here: fall back without an error
+  l.get = false;  // CMA forbidden here: fall back without an error
   EXPECT_EQ(selectProtocol(64 << 20, true, l), Kind::kRtsPipeline);
 }
 

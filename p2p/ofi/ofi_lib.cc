@@ -1,0 +1,114 @@
+#include "p2p/ofi/ofi_lib.h"
+
+#include <dlfcn.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_errno.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/log.h"
+
+namespace loom::p2p::ofi {
+namespace {
+
+Lib gLib;
+Status gLoadStatus;
+bool gTried = false;
+
+template <class F>
+bool resolve(void* h, const char* name, F* out) {
+  *out = reinterpret_cast<F>(dlsym(h, name));
+  return *out != nullptr;
+}
+
+}  // namespace
+
+Status loadLib(const Lib** out) {
+  if (!gTried) {
+    gTried = true;
+    // rxm looks for connection events every FI_OFI_RXM_CM_PROGRESS_INTERVAL
+    // us (default 10000): a first message to a peer then waits ~30 ms for
+    // its connection, against ~10 ms at 100 (notes, section 2). A user's
+    // own setting wins. libfabric reads its variables at its first call.
+    setenv("FI_OFI_RXM_CM_PROGRESS_INTERVAL", "100", 0);
+    void* h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      const char* e = dlerror();
+      gLoadStatus = errorf(MPI_ERR_UNSUPPORTED_OPERATION,
+                           "cannot load libfabric (%s); it is needed to reach ranks on other "
+                           "nodes (apt-get install libfabric1)",
+                           e ? e : "dlopen failed");
+    } else if (!resolve(h, "fi_getinfo", &gLib.getinfo) ||
+               !resolve(h, "fi_freeinfo", &gLib.freeinfo) ||
+               !resolve(h, "fi_dupinfo", &gLib.dupinfo) ||
+               !resolve(h, "fi_fabric", &gLib.fabric) ||
+               !resolve(h, "fi_strerror", &gLib.strerror)) {
+      gLoadStatus = errorf(MPI_ERR_UNSUPPORTED_OPERATION,
+                           "libfabric.so.1 lacks a function Loom needs (%s)", dlerror());
+      dlclose(h);
+    } else {
+      gLib.handle = h;
+    }
+  }
+  if (!gLoadStatus.isOk()) return gLoadStatus;
+  *out = &gLib;
+  return Status::ok();
+}
+
+std::string errorText(const Lib& lib, int rc) {
+  int e = rc < 0 ? -rc : rc;
+  return std::string(lib.strerror ? lib.strerror(e) : "?") + " (" + std::to_string(e) + ")";
+}
+
+const std::vector<std::string>& autoProviders() {
+  static const std::vector<std::string> kList = {"efa", "verbs;ofi_rxm", "tcp;ofi_rxm", "net"};
+  return kList;
+}
+
+fi_info* query(const Lib& lib, const std::string& name, int* rc) {
+  fi_info* hints = lib.dupinfo(nullptr);
+  if (!hints) {
+    *rc = -FI_ENOMEM;
+    return nullptr;
+  }
+  hints->ep_attr->type = FI_EP_RDM;
+  hints->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ | FI_SOURCE;
+  // Every operation carries its own fi_context2, so either mode bit is fine.
+  hints->mode = FI_CONTEXT | FI_CONTEXT2;
+  // Every registration mode Loom copes with; the provider keeps those it needs.
+  hints->domain_attr->mr_mode =
+      FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+  hints->domain_attr->threading = FI_THREAD_DOMAIN;
+  hints->domain_attr->resource_mgmt = FI_RM_ENABLED;
+  // Records to one peer must arrive in the order they were sent (MPI's
+  // non-overtaking rule rests on it).
+  hints->tx_attr->msg_order = FI_ORDER_SAS;
+  hints->rx_attr->msg_order = FI_ORDER_SAS;
+  hints->fabric_attr->prov_name = strdup(name.c_str());  // freed with the hints
+  fi_info* info = nullptr;
+  *rc = lib.getinfo(FI_VERSION(1, 17), nullptr, nullptr, 0, hints, &info);
+  lib.freeinfo(hints);
+  if (*rc != 0) return nullptr;
+  return info;
+}
+
+Status chooseProvider(const Lib& lib, const std::string& wanted, fi_info** out) {
+  std::vector<std::string> tries =
+      wanted.empty() || wanted == "auto" ? autoProviders() : std::vector<std::string>{wanted};
+  std::string tried;
+  for (const std::string& name : tries) {
+    int rc = 0;
+    if (fi_info* info = query(lib, name, &rc)) {
+      *out = info;
+      return Status::ok();
+    }
+    if (!tried.empty()) tried += ", ";
+    tried += name + ": " + errorText(lib, rc);
+  }
+  return errorf(MPI_ERR_UNSUPPORTED_OPERATION,
+                "no libfabric provider can reach other nodes (LOOM_OFI_PROVIDER=%s; tried %s)",
+                wanted.c_str(), tried.c_str());
+}
+
+}  // namespace loom::p2p::ofi

@@ -1,0 +1,50 @@
+// libfabric, loaded at run time: the handful of exported functions Loom
+// calls (everything else in libfabric's API is inline, through the objects'
+// operation tables), and the choice of a provider.
+//
+// Loom never links libfabric: dlopen() happens only when a job spans nodes,
+// because Debian's libfabric.so.1 costs ~200 ms to load (its psm/psm2
+// dependencies sleep in their constructors) and its first fi_getinfo ~100 ms
+// more (shared/notes/libfabric.md, section 7).
+#pragma once
+
+#include <rdma/fabric.h>
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace loom::p2p::ofi {
+
+struct Lib {
+  void* handle = nullptr;
+  int (*getinfo)(uint32_t, const char*, const char*, uint64_t, const fi_info*, fi_info**) = nullptr;
+  void (*freeinfo)(fi_info*) = nullptr;
+  fi_info* (*dupinfo)(const fi_info*) = nullptr;
+  int (*fabric)(fi_fabric_attr*, fid_fabric**, void*) = nullptr;
+  const char* (*strerror)(int) = nullptr;
+};
+
+// Loads libfabric once (later calls return the same table).
+Status loadLib(const Lib** out);
+
+// "name (error text)" for a libfabric return code.
+std::string errorText(const Lib& lib, int rc);
+
+// The providers LOOM_OFI_PROVIDER=auto tries, fastest first: efa and
+// verbs (real RDMA NICs), then tcp;ofi_rxm (the only one whose completion
+// queue has a working wait fd, so oversubscribed ranks can sleep), then net.
+// sockets and udp;ofi_rxd are slow and only used when named.
+const std::vector<std::string>& autoProviders();
+
+// fi_getinfo for Loom's needs (RDM, messages, RMA reads, source addresses,
+// send-after-send order) restricted to provider `name`. Returns the list
+// (caller frees with lib.freeinfo) or nullptr when the provider offers none.
+fi_info* query(const Lib& lib, const std::string& name, int* rc);
+
+// The provider LOOM_OFI_PROVIDER asks for: its fi_info list (the first
+// entry is used), or an error naming what was tried.
+Status chooseProvider(const Lib& lib, const std::string& wanted, fi_info** out);
+
+}  // namespace loom::p2p::ofi
