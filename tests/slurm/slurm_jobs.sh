@@ -31,9 +31,9 @@
 # start of the next run).
 #
 # Prints PASS/FAIL/SKIP per job and ends with "N passed, N failed[, N skipped]".
-# Exit: 0 when every job that ran passed, 1 otherwise, 77 when it cannot run
-# here (not root, no apt, packages not installable, the cluster does not come
-# up for a reason outside Loom).
+# Exit: 0 when every job that ran passed, 1 otherwise (a cluster that does
+# not come up counts as one failure), 77 when it cannot run here (not root,
+# no apt-get, the packages cannot be installed).
 set -u
 
 say() { echo "slurm: $*"; }
@@ -68,7 +68,8 @@ elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'
 
 # ---- one run at a time on this host ------------------------------------------
 # Two runs would share nothing (own ports, own munged), but on 2 cores they
-# would make each other's timings meaningless.
+# would make each other's timings meaningless. Fd 9 holds the lock; nothing
+# this script starts inherits it, so a run killed by SIGKILL releases it.
 lock=/run/lock/loom-slurm-jobs.lock
 [ -d /run/lock ] || lock=/tmp/loom-slurm-jobs.lock
 exec 9>"$lock" || skip "cannot open $lock"
@@ -117,9 +118,9 @@ if [ -n "$missing" ]; then
   fi
   apt_log=$(mktemp)
   ok=0
-  if apt-get -o DPkg::Lock::Timeout=300 update >"$apt_log" 2>&1 &&
+  if apt-get -o DPkg::Lock::Timeout=300 update >"$apt_log" 2>&1 9>&- &&
      DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y \
-       --no-install-recommends $missing >>"$apt_log" 2>&1; then
+       --no-install-recommends $missing >>"$apt_log" 2>&1 9>&-; then
     ok=1
   fi
   [ $made_policy -eq 1 ] && rm -f /usr/sbin/policy-rc.d
@@ -143,56 +144,98 @@ echo $$ >"$work/owner"
 # them job steps; srun, and through it the tasks), not the script's subshells.
 run_marker="LOOM_SLURM_RUN=$$.$RANDOM$RANDOM"
 daemons=()   # "name:pid"
+job_pid=""   # the job in progress (timeout's pid)
 keep_logs=0
 
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM HUP
+# teardown: stops what this run started and removes its directory, once.
+# Fails when a process of the run survives SIGKILL.
+torn_down=0
+teardown() {
+  [ $torn_down -eq 1 ] && return 0
+  torn_down=1
   # Daemons first, politely (slurmd before slurmctld, munged last), then
   # anything else that still carries this run's marker: job steps, tasks.
-  local i name pid
+  local i pid t0 left ok=0
+  t0=$(date +%s.%N)
+  # A job still running (interrupted run): timeout passes SIGTERM to srun,
+  # which cancels the step while the daemons are still there to do it.
+  if [ -n "$job_pid" ] && kill -TERM "$job_pid" 2>/dev/null; then
+    for _ in $(seq 30); do kill -0 "$job_pid" 2>/dev/null || break; sleep 0.1; done
+  fi
   for ((i = ${#daemons[@]} - 1; i >= 0; i--)); do
-    name=${daemons[i]%%:*}; pid=${daemons[i]#*:}
+    pid=${daemons[i]#*:}
     kill -TERM "$pid" 2>/dev/null
   done
-  local left
   for _ in $(seq 50); do
     left=$(marker_procs "$run_marker" | tr '\n' ' ')
     [ -z "$left" ] && break
     sleep 0.1
   done
   if [ -n "$left" ]; then
+    say "still running 5 s after SIGTERM, killed: $left"
     kill -KILL $left 2>/dev/null
-    sleep 0.2
+    sleep 0.5
     left=$(marker_procs "$run_marker" | tr '\n' ' ')
-    [ -n "$left" ] && say "warning: processes still alive after SIGKILL: $left"
+    [ -n "$left" ] && { say "error: processes alive after SIGKILL: $left"; ok=1; }
   fi
   if [ $keep_logs -eq 1 ]; then
-    for f in "$work"/*.log; do
+    for f in "$work"/*.log "$work"/*.out; do
       [ -s "$f" ] || continue
       echo "---- $(basename "$f") (last 15 lines)"
       tail -15 "$f"
     done
   fi
   rm -rf "$work"
+  [ ${#daemons[@]} -gt 0 ] &&
+    say "stopped ${#daemons[@]} daemons and removed $work in $(elapsed "$t0") s"
+  return $ok
+}
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM HUP
+  teardown || rc=1
   exit $rc
 }
+# finish: tears down, then prints the closing line and exits with its verdict.
+finish() {
+  teardown || failed=$((failed + 1))
+  local summary="$passed passed, $failed failed"
+  [ $skipped -gt 0 ] && summary+=", $skipped skipped"
+  echo "$summary"
+  trap - EXIT
+  [ $failed -eq 0 ] && exit 0
+  exit 1
+}
+passed=0
+failed=0
+skipped=0
 trap cleanup EXIT
 trap 'say "interrupted"; exit 130' INT TERM HUP
 
-# ---- configuration ---------------------------------------------------------
-port_free() { [ -z "$(ss -Htln "sport = :$1" 2>/dev/null)" ]; }
-ports=()
-while [ ${#ports[@]} -lt 3 ]; do
-  p=$((20000 + RANDOM % 30000))
-  case " ${ports[*]} " in *" $p "*) continue ;; esac
-  port_free "$p" && ports+=("$p")
-done
+# ---- configuration and daemons ----------------------------------------------
+# Ports: below the kernel's ephemeral range (an outgoing connection's local
+# port would make the bind fail), and used by no socket at all right now.
+eph_lo=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+[ -n "$eph_lo" ] && [ "$eph_lo" -gt 12000 ] || eph_lo=32768
+port_free() { [ -z "$(ss -Htan "sport = :$1" 2>/dev/null)" ]; }
+pick_ports() {
+  ports=()
+  local p
+  while [ ${#ports[@]} -lt 3 ]; do
+    p=$((10000 + RANDOM % (eph_lo - 10000)))
+    case " ${ports[*]} " in *" $p "*) continue ;; esac
+    port_free "$p" && ports+=("$p")
+  done
+}
+
 host=$(hostname -s)
 conf=$work/slurm.conf
-mkdir -p "$work/munge" "$work/ctld" "$work/spool-n1" "$work/spool-n2" \
-         "$work/tmpfs-n1" "$work/tmpfs-n2" "$work/jobs"
-cat >"$conf" <<EOF
+export SLURM_CONF=$conf
+# A user's own Slurm settings must not leak into the jobs.
+unset SLURM_JOB_ID SLURM_JOBID SLURM_STEP_ID SLURM_NODELIST SLURM_NTASKS SLURM_NNODES
+mkdir -p "$work/munge" "$work/jobs"
+write_conf() {
+  cat >"$conf" <<EOF
 # Written by Loom's tests/slurm/slurm_jobs.sh; removed at the end of the run.
 ClusterName=loomtest
 SlurmctldHost=$host(127.0.0.1)
@@ -223,15 +266,12 @@ NodeName=n1 NodeHostname=$host NodeAddr=127.0.0.1 Port=${ports[1]} CPUs=2 State=
 NodeName=n2 NodeHostname=$host NodeAddr=127.0.0.1 Port=${ports[2]} CPUs=2 State=UNKNOWN
 PartitionName=loom Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
 EOF
-export SLURM_CONF=$conf
-# A user's own Slurm settings must not leak into the jobs.
-unset SLURM_JOB_ID SLURM_JOBID SLURM_STEP_ID SLURM_NODELIST SLURM_NTASKS SLURM_NNODES
+}
 
-# ---- daemons ---------------------------------------------------------------
 # start NAME COMMAND...: in its own session, stdin closed, output to NAME.out.
 start() {
   local name=$1; shift
-  env "$run_marker" setsid "$@" >"$work/$name.out" 2>&1 </dev/null &
+  env "$run_marker" setsid "$@" >"$work/$name.out" 2>&1 </dev/null 9>&- &
   daemons+=("$name:$!")
 }
 dd if=/dev/urandom of="$work/munge/key" bs=1024 count=1 status=none
@@ -241,58 +281,110 @@ start munged munged --foreground --force --key-file="$work/munge/key" \
   --log-file="$work/munged.log" --seed-file="$work/munge/seed"
 for _ in $(seq 50); do [ -S "$work/munge/socket" ] && break; sleep 0.1; done
 if [ ! -S "$work/munge/socket" ]; then
-  keep_logs=1; cat "$work/munged.out"
-  skip "munged did not start"
+  keep_logs=1
+  say "munged did not start"
+  failed=1
+  finish
 fi
-start slurmctld slurmctld -D -f "$conf"
-start slurmd-n1 slurmd -D -f "$conf" -N n1
-start slurmd-n2 slurmd -D -f "$conf" -N n2
+
+# start_slurm: slurmctld and both slurmd on fresh ports and state; waits
+# (15 s at most) for both nodes to be idle. Returns 0 when they are, 2 when a
+# daemon lost a race for its port (worth another try), 1 otherwise.
+start_slurm() {
+  pick_ports
+  rm -rf "$work/ctld" "$work"/spool-n? "$work"/tmpfs-n? "$work"/slurm*.log "$work"/slurm*.out
+  mkdir -p "$work/ctld" "$work/spool-n1" "$work/spool-n2" "$work/tmpfs-n1" "$work/tmpfs-n2"
+  write_conf
+  start slurmctld slurmctld -D -f "$conf"
+  start slurmd-n1 slurmd -D -f "$conf" -N n1
+  start slurmd-n2 slurmd -D -f "$conf" -N n2
+  local d
+  states=""
+  for _ in $(seq 150); do
+    states=$(sinfo -h -N -o '%N %T' 2>/dev/null | sort -u | tr '\n' ' ')
+    [ "$states" = "n1 idle n2 idle " ] && return 0
+    for d in "${daemons[@]}"; do
+      kill -0 "${d#*:}" 2>/dev/null || break 2
+    done
+    sleep 0.1
+  done
+  cat "$work"/slurm*.out "$work"/slurm*.log 2>/dev/null | grep -q 'Address already in use' && return 2
+  return 1
+}
+# stop_slurm: ends this attempt's slurmctld and slurmd (munged stays).
+stop_slurm() {
+  local d keep=()
+  for d in "${daemons[@]}"; do
+    case "$d" in
+      slurm*) kill -KILL "${d#*:}" 2>/dev/null; wait "${d#*:}" 2>/dev/null ;;
+      *) keep+=("$d") ;;
+    esac
+  done
+  daemons=("${keep[@]}")
+}
 
 t0=$(date +%s.%N)
-up=0
-for _ in $(seq 300); do
-  states=$(sinfo -h -N -o '%N %T' 2>/dev/null | sort -u | tr '\n' ' ')
-  [ "$states" = "n1 idle n2 idle " ] && { up=1; break; }
-  for d in "${daemons[@]}"; do
-    kill -0 "${d#*:}" 2>/dev/null || break 2
-  done
-  sleep 0.1
+for try in 1 2 3; do
+  start_slurm
+  up=$?
+  [ $up -eq 2 ] || break
+  say "try $try: a port was taken meanwhile (${ports[*]}); again on other ports"
+  stop_slurm
 done
-if [ $up -ne 1 ]; then
+if [ $up -ne 0 ]; then
   keep_logs=1
   for d in "${daemons[@]}"; do
     kill -0 "${d#*:}" 2>/dev/null || { say "${d%%:*} exited:"; tail -5 "$work/${d%%:*}.out"; }
   done
-  say "nodes: ${states:-none}"
-  echo "0 passed, 1 failed"
-  exit 1
+  say "the nodes did not become idle: ${states:-no answer from slurmctld}"
+  failed=1
+  finish
 fi
 say "cluster up in $(elapsed "$t0") s (slurmctld :${ports[0]}, n1 :${ports[1]}, n2 :${ports[2]})"
 
 if [ -n "$exec_cmd" ]; then
-  env "$run_marker" bash -c "$exec_cmd"
+  env "$run_marker" bash -c "$exec_cmd" 9>&- &
+  job_pid=$!
+  wait $job_pid
   exit $?
 fi
 
 # ---- jobs ------------------------------------------------------------------
-passed=0
-failed=0
-skipped=0
 
-# job NAME [--exit N | --exit-nonzero | --exit-any] [--stdout-count RE=K]
-#     [--stdout-re RE] [--stderr-re RE] [--stderr-count RE=K] [--max-seconds S]
-#     [--note-stderr-re RE] [--two-node] -- PROGRAM-NAME [srun options...] --
-#     [program args...]
+# task_status FILE R: what srun's stderr (FILE) says of task R, from its lines
+# "srun: error: NODE: task 3: Killed" / "...: tasks 0-1,4: Exited with exit code 5".
+task_status() {
+  awk -v r="$2" '
+    /^srun: error: [^:]+: tasks? [0-9,-]+: / {
+      s = $0; sub(/^srun: error: [^:]+: tasks? /, "", s)
+      list = s; sub(/:.*/, "", list)
+      st = s; sub(/^[0-9,-]+: /, "", st)
+      n = split(list, part, ",")
+      for (i = 1; i <= n; i++) {
+        if (split(part[i], ab, "-") == 2) { if (r + 0 >= ab[1] + 0 && r + 0 <= ab[2] + 0) print st }
+        else if (part[i] + 0 == r + 0) print st
+      }
+    }' "$1"
+}
+
+# job NAME [--exit N | --exit-nonzero | --exit-any] [--max-seconds S]
+#     [--stdout-re RE] [--stderr-re RE] [--stdout-count RE=K] [--stderr-count RE=K]
+#     [--task R=STATUS] [--note-stderr-re RE] [--hint TEXT] [--two-node]
+#     -- PROGRAM-NAME [srun options...] -- [program args...]
 # Runs `srun --mpi=pmix -O [srun options] PROGRAM [args]` under `timeout`,
 # then checks its exit status, its output, how long it took, and that no
 # process of the job, no file in its TMPDIR and no /dev/shm/loom-* file of it
-# is left. --note-stderr-re is an expectation Loom does not meet yet under
-# srun: a miss prints a note and does not fail the job. --two-node: skipped
-# unless the two-node jobs are on.
+# is left.
+#   --task R=STATUS    srun reports task R as STATUS ("Killed", "Exited with
+#                      exit code 5"), alone or within a range of tasks
+#   --note-stderr-re   an expectation Loom does not meet under srun yet: a miss
+#                      prints a note and does not fail the job
+#   --hint TEXT        printed with a failure
+#   --two-node         skipped unless the two-node jobs are on
 job() {
   local name=$1; shift
-  local want_exit=0 max_s="" is_two=0
-  local -a out_res=() err_res=() out_counts=() err_counts=() note_res=() sargs=() pargs=()
+  local want_exit=0 max_s="" is_two=0 hint=""
+  local -a out_res=() err_res=() out_counts=() err_counts=() note_res=() tasks=() sargs=() pargs=()
   while [ $# -gt 0 ]; do
     case "$1" in
       --exit) want_exit=$2; shift 2 ;;
@@ -301,6 +393,8 @@ job() {
       --stdout-re) out_res+=("$2"); shift 2 ;;
       --stderr-re) err_res+=("$2"); shift 2 ;;
       --note-stderr-re) note_res+=("$2"); shift 2 ;;
+      --task) tasks+=("$2"); shift 2 ;;
+      --hint) hint=$2; shift 2 ;;
       --stdout-count) out_counts+=("$2"); shift 2 ;;
       --stderr-count) err_counts+=("$2"); shift 2 ;;
       --max-seconds) max_s=$2; shift 2 ;;
@@ -333,8 +427,11 @@ job() {
   local t0 rc secs
   t0=$(date +%s.%N)
   env "$run_marker" "$jmarker" TMPDIR="$d/tmp" timeout -k 5 "$job_timeout" \
-    srun --mpi=pmix -O "${sargs[@]}" "$exe" "${pargs[@]}" >"$d/out" 2>"$d/err" </dev/null
+    srun --mpi=pmix -O "${sargs[@]}" "$exe" "${pargs[@]}" >"$d/out" 2>"$d/err" </dev/null 9>&- &
+  job_pid=$!
+  wait $job_pid  # (not in the foreground: a trapped SIGTERM must not wait for the job)
   rc=$?
+  job_pid=""
   secs=$(elapsed "$t0")
   echo "$rc" >"$d/rc"
 
@@ -358,6 +455,11 @@ job() {
   for c in "${out_counts[@]+"${out_counts[@]}"}"; do
     re=${c%=*}; k=${c##*=}; n=$(grep -Ec -- "$re" "$d/out")
     [ "$n" -eq "$k" ] || why+=("stdout has $n lines matching /$re/, expected $k")
+  done
+  local got
+  for c in "${tasks[@]+"${tasks[@]}"}"; do
+    got=$(task_status "$d/err" "${c%%=*}")
+    [ "$got" = "${c#*=}" ] || why+=("srun says task ${c%%=*}: '${got:-nothing}', expected '${c#*=}'")
   done
   for c in "${err_counts[@]+"${err_counts[@]}"}"; do
     re=${c%=*}; k=${c##*=}; n=$(grep -Ec -- "$re" "$d/err")
@@ -400,6 +502,7 @@ job() {
   else
     echo "FAIL $name (${secs} s, exit $rc)"
     for re in "${why[@]}"; do echo "    $re"; done
+    [ -n "$hint" ] && echo "    hint: $hint"
     echo "    ---- srun --mpi=pmix -O ${sargs[*]} $exe ${pargs[*]}"
     echo "    ---- stdout (first 30 lines):"; head -30 "$d/out" | sed 's/^/    /'
     echo "    ---- stderr (first 30 lines):"; head -30 "$d/err" | sed 's/^/    /'
@@ -413,9 +516,9 @@ job() {
 
 # ---- the jobs --------------------------------------------------------------
 # Expectations are those of the loomrun tests (tests/mp/*.cmake) for the same
-# programs, except where the launcher is the one that speaks: Slurm names a
-# failed task as "srun: error: NODE: task R: Exited with exit code C" or
-# "...: task R: Killed".
+# programs, except where loomrun is the one that speaks: srun names a failed
+# task as "srun: error: NODE: task R: Exited with exit code C" or
+# "...: task R: Killed", and does not print a PMIx_Abort message.
 hello_ok='^Hello from rank [0-9]+ of'
 
 # One node.
@@ -428,17 +531,19 @@ job p2p_stress.N1n3 --stdout-count '^p2p_stress: rank [0-9]+ ok=3' -- p2p_stress
 job coll_barrier.N1n3 --stdout-count '^coll_barrier: rank [0-9]+ ok=3' -- coll_barrier -N 1 -n 3 --
 job coll_move.N1n3 --stdout-count '^coll_move: rank [0-9]+ ok=3' -- coll_move -N 1 -n 3 -- sweep
 job coll_reduce.N1n2 --stdout-count '^coll_reduce: rank [0-9]+ ok=2' -- coll_reduce -N 1 -n 2 --
-# Ranks that fail: the step ends by itself, with the culprit's status.
-job fault.fatal_comm.N1n3 --exit-nonzero --stderr-re 'rank 2: MPI_Comm_rank: MPI_ERR_COMM' \
-  --stderr-re 'task 2: Exited with exit code' -- faults -N 1 -n 3 -- fatal-comm
-job fault.abort.N1n2 --exit 5 --stderr-re 'task 1: Exited with exit code 5' \
-  --note-stderr-re 'rank 1.*MPI_Abort' -- faults -N 1 -n 2 -- abort 5
+# Ranks that fail: the step ends by itself. A rank that aborts (PMIx_Abort)
+# makes srun exit with its code; srun's line for that task is a race between
+# the rank's own exit and Slurm's SIGKILL ("Exited with exit code C" or
+# "Killed"), so it is not checked.
+job fault.fatal_comm.N1n3 --exit 5 --stderr-re 'rank 2: MPI_Comm_rank: MPI_ERR_COMM' \
+  -- faults -N 1 -n 3 -- fatal-comm
+job fault.abort.N1n2 --exit 5 --note-stderr-re 'rank 1.*MPI_Abort' -- faults -N 1 -n 2 -- abort 5
 job fault.no_finalize.N1n2 --exit-nonzero --stderr-re 'rank 1.*without calling MPI_Finalize' \
   -- faults -N 1 -n 2 -- no-finalize
 # A rank killed by SIGKILL while its peer waits in a 16 MB rendezvous: no
 # -K/--kill-on-bad-exit, Slurm must end the step by itself.
 for n in 2 3; do
-  job fault.die_in_rndv.N1n$n --exit 137 --max-seconds 20 --stderr-re "task $((n - 1)): Killed" \
+  job fault.die_in_rndv.N1n$n --exit 137 --max-seconds 20 --task "$((n - 1))=Killed" \
     -- faults -N 1 -n $n -- die-in-rndv
 done
 
@@ -457,8 +562,8 @@ job boot.N2n3 --stdout-count ': ok$=3' \
 if [ $two_node -eq 0 ]; then
   # Until then MPI_Init must fail fast (exit 17, MPI_ERR_INTERN), not hang.
   job hello.N2n4.no_transport --exit 17 --max-seconds 20 \
-    --stderr-re 'task [0-9]+: Exited with exit code 17' \
     --note-stderr-re 'no inter-node transport' \
+    --hint 'exit 0 means MPI_Init now works across nodes: turn the two-node jobs on' \
     -- hello -N 2 -n 4 --
 fi
 for n in 4 3; do
@@ -482,14 +587,11 @@ job coll_reduce.N2n3 --two-node --stdout-count '^coll_reduce: rank [0-9]+ ok=3' 
   -- coll_reduce -N 2 -n 3 --
 job coll_reduce.N2n4 --two-node --stdout-count '^coll_reduce: rank [0-9]+ ok=4' \
   -- coll_reduce -N 2 -n 4 --
-job fault.abort.N2n3 --two-node --exit 3 --stderr-re 'task 2: Exited with exit code 3' \
-  --note-stderr-re 'rank 2.*MPI_Abort' -- faults -N 2 -n 3 -- abort 3
-# Rank 1 on n2 dies while rank 0 on n1 waits in the rendezvous.
-job fault.die_in_rndv.N2n2 --two-node --exit 137 --max-seconds 20 --stderr-re 'task 1: Killed' \
+job fault.abort.N2n3 --two-node --exit 3 --note-stderr-re 'rank 2.*MPI_Abort' -- faults -N 2 -n 3 -- abort 3
+# Rank 1 on n2 dies while rank 0 on n1 waits in the rendezvous (rank 0 may
+# notice it itself across nodes, so any failure status will do).
+job fault.die_in_rndv.N2n2 --two-node --exit-nonzero --max-seconds 20 --task '1=Killed' \
   -- faults -N 2 -n 2 -- die-in-rndv
 
-summary="$passed passed, $failed failed"
-[ $skipped -gt 0 ] && summary+=", $skipped skipped"
-say "total $(elapsed "$script_start") s"
-echo "$summary"
-[ $failed -eq 0 ]
+say "jobs done $(elapsed "$script_start") s after the start"
+finish
