@@ -540,8 +540,10 @@ job fault.fatal_comm.N1n3 --exit 5 --stderr-re 'rank 2: MPI_Comm_rank: MPI_ERR_C
 job fault.abort.N1n2 --exit 5 --note-stderr-re 'rank 1.*MPI_Abort' -- faults -N 1 -n 2 -- abort 5
 job fault.no_finalize.N1n2 --exit-nonzero --stderr-re 'rank 1.*without calling MPI_Finalize' \
   -- faults -N 1 -n 2 -- no-finalize
-# A rank killed by SIGKILL while its peer waits in a 16 MB rendezvous: no
-# -K/--kill-on-bad-exit, Slurm must end the step by itself.
+# A rank killed by SIGKILL while its peer waits in a 16 MB rendezvous, without
+# -K/--kill-on-bad-exit: Slurm ends the step by itself about 1 s later (its
+# PMIx plugin sees a client of the same slurmstepd lose its connection and
+# cancels the step; the others die by SIGKILL).
 for n in 2 3; do
   job fault.die_in_rndv.N1n$n --exit 137 --max-seconds 20 --task "$((n - 1))=Killed" \
     -- faults -N 1 -n $n -- die-in-rndv
@@ -588,8 +590,13 @@ job coll_reduce.N2n3 --two-node --stdout-count '^coll_reduce: rank [0-9]+ ok=3' 
 job coll_reduce.N2n4 --two-node --stdout-count '^coll_reduce: rank [0-9]+ ok=4' \
   -- coll_reduce -N 2 -n 4 --
 job fault.abort.N2n3 --two-node --exit 3 --note-stderr-re 'rank 2.*MPI_Abort' -- faults -N 2 -n 3 -- abort 3
-# Rank 1 on n2 dies while rank 0 on n1 waits in the rendezvous (rank 0 may
-# notice it itself across nodes, so any failure status will do).
+# The killed rank shares n2 with rank 2: Slurm ends the step as on one node.
+job fault.die_in_rndv.N2n4 --two-node --exit-nonzero --max-seconds 20 --task '3=Killed' \
+  -- faults -N 2 -n 4 -- die-in-rndv
+# The killed rank is alone on n2: Slurm does NOT end the step then (seen with
+# a plain PMIx client: the others ran on until they ended by themselves), so
+# rank 0, waiting on n1 in the rendezvous, must notice the lost peer itself
+# and fail; otherwise this job hangs until the srun timeout.
 job fault.die_in_rndv.N2n2 --two-node --exit-nonzero --max-seconds 20 --task '1=Killed' \
   -- faults -N 2 -n 2 -- die-in-rndv
 
