@@ -135,6 +135,7 @@ bool Job::spawnAll(const HostCores& host, const std::vector<std::vector<std::str
     for (const auto& e : pmixEnv[r]) spec.env.set(e);
     spec.env.set("PMIX_MCA_gds", "hash");
     spec.env.set("LOOM_OVERSUBSCRIBE", over ? "1" : "0");
+    spec.env.set("LOOM_LAUNCHER", "loomrun");  // loomrun prints an aborting rank's message
     for (const auto& e : exports) spec.env.set(e);
     spec.binding = &plan[r];
     spec.applyBinding = host.thisSystem;

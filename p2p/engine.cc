@@ -443,13 +443,6 @@ int enginePoll(void*) {
   return events;
 }
 
-RndvMode parseRndv(const std::string& v) {
-  if (v == "get") return RndvMode::kGet;
-  if (v == "pipeline") return RndvMode::kPipeline;
-  if (v != "auto") log::warn("LOOM_SHM_RNDV=%s is not auto, get or pipeline; using auto", v.c_str());
-  return RndvMode::kAuto;
-}
-
 NtMode parseNt(const std::string& v) {
   bool b = false;
   if (v == "auto") return NtMode::kAuto;
@@ -471,7 +464,7 @@ Status setup(const JobInfo& job) {
   L.inlineMax = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_INLINE_MAX")));
   L.eagerMax = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_EAGER_MAX")));
   L.getMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_CMA_MIN")));
-  L.rndv = parseRndv(params::getString("LOOM_SHM_RNDV"));
+  L.rndv = parseRndv("LOOM_SHM_RNDV");
   E.chunk = static_cast<size_t>(std::max<int64_t>(64, params::getInt("LOOM_SHM_PIPELINE_CHUNK")));
   E.ntMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_NT_MIN")));
   E.ntMode = parseNt(params::getString("LOOM_SHM_NT"));

@@ -1,6 +1,10 @@
 #include "p2p/protocol.h"
 
 #include <algorithm>
+#include <string>
+
+#include "core/log.h"
+#include "core/params.h"
 
 namespace loom::p2p {
 
@@ -20,6 +24,14 @@ Kind selectProtocol(size_t bytes, bool contiguous, const ProtocolLimits& lim) {
       break;
   }
   return getPossible && bytes >= lim.getMin ? Kind::kRtsGet : Kind::kRtsPipeline;
+}
+
+RndvMode parseRndv(const char* param) {
+  const std::string v = params::getString(param);
+  if (v == "get") return RndvMode::kGet;
+  if (v == "pipeline") return RndvMode::kPipeline;
+  if (v != "auto") log::warn("%s=%s is not auto, get or pipeline; using auto", param, v.c_str());
+  return RndvMode::kAuto;
 }
 
 const char* kindName(Kind k) {

@@ -41,4 +41,8 @@ Kind selectProtocol(size_t bytes, bool contiguous, const ProtocolLimits& lim);
 
 const char* kindName(Kind k);
 
+// The rendezvous mode parameter `param` asks for (auto, get, pipeline); a
+// bad value is warned about and taken as auto.
+RndvMode parseRndv(const char* param);
+
 }  // namespace loom::p2p

@@ -1,6 +1,8 @@
 #include "p2p/ofi/ofi_lib.h"
 
+#include <arpa/inet.h>
 #include <dlfcn.h>
+#include <netinet/in.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_errno.h>
 
@@ -62,7 +64,7 @@ std::string errorText(const Lib& lib, int rc) {
 }
 
 const std::vector<std::string>& autoProviders() {
-  static const std::vector<std::string> kList = {"efa", "verbs;ofi_rxm", "tcp;ofi_rxm", "net"};
+  static const std::vector<std::string> kList = {"efa", "verbs;ofi_rxm", "net", "tcp;ofi_rxm"};
   return kList;
 }
 
@@ -93,6 +95,39 @@ fi_info* query(const Lib& lib, const std::string& name, int* rc) {
   return info;
 }
 
+namespace {
+
+// Whether an fi_info entry's endpoint would listen on a loopback address
+// (127.0.0.0/8, ::1), which no other node can reach.
+bool isLoopback(const fi_info* info) {
+  if (!info->src_addr) return false;
+  const auto* sa = static_cast<const sockaddr*>(info->src_addr);
+  if (sa->sa_family == AF_INET)
+    return (ntohl(reinterpret_cast<const sockaddr_in*>(sa)->sin_addr.s_addr) >> 24) == 127;
+  if (sa->sa_family == AF_INET6)
+    return IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr);
+  return false;
+}
+
+// Moves the first entry that other nodes can reach to the front of the
+// list (its order follows the interfaces' and differs between hosts and
+// network namespaces: lo came first in one namespace of the netns test).
+fi_info* preferReachable(fi_info* list) {
+  fi_info* prev = nullptr;
+  for (fi_info* it = list; it; prev = it, it = it->next) {
+    if (isLoopback(it)) continue;
+    if (prev) {
+      prev->next = it->next;
+      it->next = list;
+      list = it;
+    }
+    break;
+  }
+  return list;
+}
+
+}  // namespace
+
 Status chooseProvider(const Lib& lib, const std::string& wanted, fi_info** out) {
   std::vector<std::string> tries =
       wanted.empty() || wanted == "auto" ? autoProviders() : std::vector<std::string>{wanted};
@@ -100,7 +135,7 @@ Status chooseProvider(const Lib& lib, const std::string& wanted, fi_info** out) 
   for (const std::string& name : tries) {
     int rc = 0;
     if (fi_info* info = query(lib, name, &rc)) {
-      *out = info;
+      *out = preferReachable(info);
       return Status::ok();
     }
     if (!tried.empty()) tried += ", ";

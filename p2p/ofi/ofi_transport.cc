@@ -25,13 +25,22 @@
 #include "core/params.h"
 #include "core/progress.h"
 #include "p2p/ofi/ofi_lib.h"
+#include "p2p/ofi/ofi_liveness.h"
 
 namespace loom::p2p::ofi {
 namespace {
 
-// A record on the wire: the sender's secret, the header, the payload.
-constexpr size_t kPrefix = sizeof(uint64_t);
+// A record on the wire: a prefix (the sender's secret, and credits it
+// returns), then the engine's header and the payload. A prefix alone is a
+// credit record, never delivered to the engine.
+struct Prefix {
+  uint64_t secret;
+  uint32_t credits;   // records of ours the sender consumed since its last return
+  uint32_t reserved;
+};
+constexpr size_t kPrefix = sizeof(Prefix);
 constexpr size_t kWireHeader = kPrefix + sizeof(MsgHeader);
+constexpr size_t kSecretBytes = sizeof(uint64_t);
 
 // One operation handed to libfabric. Its fi_context2 comes first: libfabric
 // hands that address back in the completion.
@@ -75,6 +84,12 @@ struct State {
   fid_ep* ep = nullptr;
   int cqFd = -1;       // the completion queue's wait fd (tcp;ofi_rxm)
   int epollFd = -1;
+  bool sread = false;  // the queue blocks in fi_cq_sread instead (net)
+  // Completions fi_cq_sread returned while an idle wait slept; the next
+  // poll handles them first.
+  fi_cq_data_entry stash[16];
+  fi_addr_t stashFrom[16];
+  int stashed = 0;
   uint64_t mrMode = 0;
   size_t injectMax = 0;
   size_t bufBytes = 0;
@@ -92,12 +107,33 @@ struct State {
   uint64_t secret = 0;
   std::vector<char> myBlob;
   std::vector<uint64_t> secretOf;          // by job rank
+  // Flow control, per peer (by job rank): records we may still send to it,
+  // and records of its we consumed and have not returned yet. A receiving
+  // provider may buffer whatever arrives (rxm reads every socket dry into
+  // bounce buffers: 100 000 small messages took 480 MB), so no sender has
+  // more than LOOM_OFI_CREDITS records unconsumed at a peer.
+  std::vector<uint32_t> credits;
+  std::vector<uint32_t> owed;
+  std::vector<int> owedList;               // peers owed at least half a window
+  uint32_t window = 0;
   std::vector<fi_addr_t> addrOf;           // by job rank
   bool addrIsRank = true;                  // fi_addr == job rank (AV table)
   std::unordered_map<fi_addr_t, int> rankOfAddr;
   std::vector<Registration*> regs;
   uint64_t nextKey = 1;
   uint64_t dropped = 0;         // records from strangers
+  // Liveness (ofi_liveness.h): a dead peer or a node cut off ends the job,
+  // naming the peer, instead of leaving this rank waiting for ever. Where
+  // the peers cannot be probed, a rank that heard nothing for a second also
+  // pings them (a credit record: the provider reports an error, or keeps
+  // refusing, once the peer is gone).
+  Liveness live;
+  std::vector<uint8_t> talked;  // by job rank: records went either way
+  std::vector<int> talkedList;
+  uint32_t idlePolls = 0;
+  std::chrono::steady_clock::time_point lastEvent;  // about when the rank turned idle
+  std::chrono::steady_clock::time_point lastPing, stuckSince;
+  const Op* stuckOp = nullptr;
   bool open = false;
   ProtocolLimits limits;
 };
@@ -241,21 +277,87 @@ Op* newRead() {
 
 // ---- completions ----
 
+void markTalked(int peer) {
+  if (!S.talked[peer]) {
+    S.talked[peer] = 1;
+    S.talkedList.push_back(peer);
+  }
+}
+
 void onReceived(Op* op, size_t len, fi_addr_t from, const Handlers& h) {
   const int src = rankOf(from);
-  uint64_t secret = 0;
-  if (len >= kWireHeader) std::memcpy(&secret, op->buf, kPrefix);
-  if (src < 0 || len < kWireHeader || secret != S.secretOf[src]) {
+  Prefix pre{};
+  if (len >= kPrefix) std::memcpy(&pre, op->buf, kPrefix);
+  if (src < 0 || len < kPrefix || pre.secret != S.secretOf[src] ||
+      (len < kWireHeader && len != kPrefix)) {
     // Not a rank of this job (or not speaking as one): never matched.
     if (S.dropped++ == 0)
       log::warn("ofi: dropped a %zu-byte message from a process outside the job "
                 "(further ones are counted, not logged)", len);
   } else {
-    MsgHeader hdr;
-    std::memcpy(&hdr, op->buf + kPrefix, sizeof hdr);
-    h.deliver(src, hdr, op->buf + kWireHeader, len - kWireHeader);
+    markTalked(src);
+    S.credits[src] += pre.credits;
+    if (len > kPrefix) {
+      if (++S.owed[src] == S.window / 2) S.owedList.push_back(src);
+      MsgHeader hdr;
+      std::memcpy(&hdr, op->buf + kPrefix, sizeof hdr);
+      h.deliver(src, hdr, op->buf + kWireHeader, len - kWireHeader);
+    }
   }
   submit(op);  // the buffer takes the next record
+}
+
+// A record of the prefix alone: returns what this rank owes `peer` (maybe
+// nothing: then it is a ping). Needs no credit.
+void sendCreditRecord(int peer) {
+  Op* op = S.freeTx.back();
+  S.freeTx.pop_back();
+  op->peer = peer;
+  Prefix pre{S.secret, S.owed[peer], 0};
+  S.owed[peer] = 0;
+  std::memcpy(op->buf, &pre, kPrefix);
+  op->len = kPrefix;
+  op->inject = op->len <= S.injectMax;
+  submit(op);
+}
+
+// Returns credits to peers owed half a window that no record of ours has
+// carried back: a credit record each (it needs no credit itself, and at
+// most one goes per half window received, so they cannot flood).
+int returnCredits() {
+  int n = 0;
+  while (!S.owedList.empty() && !S.freeTx.empty() && S.backlog.empty()) {
+    const int peer = S.owedList.back();
+    S.owedList.pop_back();
+    if (S.owed[peer] < S.window / 2) continue;  // a record carried them meanwhile
+    sendCreditRecord(peer);
+    ++n;
+  }
+  return n;
+}
+
+// Watches the peers while this rank waits (ofi_liveness.h). Called every
+// few thousand idle polls and from idle waits, so the clock is read rarely.
+void checkLiveness() {
+  const auto now = std::chrono::steady_clock::now();
+  if (S.backlog.empty()) {
+    S.stuckOp = nullptr;
+  } else if (S.backlog.front() != S.stuckOp) {
+    S.stuckOp = S.backlog.front();
+    S.stuckSince = now;
+  }
+  int dead = -1;
+  std::string why = S.live.check(S.lastEvent, S.talkedList, S.stuckOp ? S.stuckOp->peer : -1,
+                                 S.stuckSince, &dead);
+  if (!why.empty()) fatal(peerName(dead) + " " + why);
+  if (S.live.probes() || S.stuckOp || now - S.lastEvent < std::chrono::seconds(1) ||
+      now - S.lastPing < std::chrono::seconds(1))
+    return;
+  S.lastPing = now;
+  for (int peer : S.talkedList) {
+    if (S.freeTx.empty() || !S.backlog.empty()) break;
+    sendCreditRecord(peer);
+  }
 }
 
 void onCompleted(Op* op, size_t len, fi_addr_t from, const Handlers& h) {
@@ -297,6 +399,15 @@ int pollCq(const Handlers& h) {
   int events = 0;
   fi_cq_data_entry entries[16];
   fi_addr_t from[16];
+  if (S.stashed) [[unlikely]] {
+    const int n = S.stashed;
+    S.stashed = 0;
+    std::memcpy(entries, S.stash, n * sizeof entries[0]);
+    std::memcpy(from, S.stashFrom, n * sizeof from[0]);
+    for (int i = 0; i < n; ++i)
+      onCompleted(static_cast<Op*>(entries[i].op_context), entries[i].len, from[i], h);
+    events += n;
+  }
   for (int batch = 0; batch < 4; ++batch) {
     ssize_t n = fi_cq_readfrom(S.cq, entries, 16, from);
     if (n == -FI_EAVAIL) {
@@ -312,6 +423,16 @@ int pollCq(const Handlers& h) {
     if (n < 16) break;
   }
   if (!S.backlog.empty()) events += drainBacklog();
+  if (!S.owedList.empty()) events += returnCredits();
+  // The clock is read when a rank turns idle (16 empty polls: it is
+  // waiting anyway) and every 4096 empty polls after that.
+  if (events) {
+    S.idlePolls = 0;
+  } else if (++S.idlePolls == 16) {
+    S.lastEvent = std::chrono::steady_clock::now();
+  } else if (S.idlePolls % 4096 == 0) {
+    checkLiveness();
+  }
   return events;
 }
 
@@ -323,7 +444,9 @@ void* reserve(int peer, size_t payloadBytes) {
   // Behind a backlog nothing new is taken: records to a peer keep their
   // order, and a flooding sender waits in the engine's queue instead of
   // growing ours.
-  if (!S.backlog.empty() || S.freeTx.empty() || payloadBytes > S.limits.maxPayload) return nullptr;
+  if (!S.backlog.empty() || S.freeTx.empty() || S.credits[peer] == 0 ||
+      payloadBytes > S.limits.maxPayload)
+    return nullptr;
   Op* op = S.freeTx.back();
   S.freeTx.pop_back();
   op->peer = peer;
@@ -335,7 +458,11 @@ void commit(int peer, const MsgHeader& hdr, size_t payloadBytes) {
   Op* op = S.reserved;
   S.reserved = nullptr;
   op->peer = peer;
-  std::memcpy(op->buf, &S.secret, kPrefix);
+  markTalked(peer);
+  --S.credits[peer];
+  Prefix pre{S.secret, S.owed[peer], 0};  // credits ride along for free
+  S.owed[peer] = 0;
+  std::memcpy(op->buf, &pre, kPrefix);
   std::memcpy(op->buf + kPrefix, &hdr, sizeof hdr);
   op->len = kWireHeader + payloadBytes;
   op->inject = op->len <= S.injectMax;
@@ -381,19 +508,29 @@ const Transport kOfi = {"ofi", &S.limits, maxPayload, reserve, commit, expose, u
 
 // ---- waiting ----
 
-// An oversubscribed rank's idle wait: sleep on the completion queue's fd
-// until libfabric has something (fi_trywait says when that is safe). Ranks
+// An oversubscribed rank's idle wait: sleep until libfabric has something,
+// on the completion queue's fd (rxm; fi_trywait says when that is safe) or
+// in fi_cq_sread (net, whose fd is always ready: notes, section 5). Ranks
 // with shared-memory peers only yield: their rings have no fd to wake on.
+// Bounded: a missed wake-up costs at most 20 ms, never a hang.
 void idleWait() {
-  if (S.cfg.hasLocalPeers || S.epollFd < 0 || !S.backlog.empty()) {
+  checkLiveness();
+  if (S.cfg.hasLocalPeers || !S.backlog.empty() || S.stashed) {
     sched_yield();
     return;
   }
-  fid* f = &S.cq->fid;
-  if (fi_trywait(S.fabric, &f, 1) != FI_SUCCESS) return;
-  epoll_event ev;
-  // Bounded: a missed wake-up costs at most this, never a hang.
-  (void)epoll_wait(S.epollFd, &ev, 1, 20);
+  if (S.epollFd >= 0) {
+    fid* f = &S.cq->fid;
+    if (fi_trywait(S.fabric, &f, 1) != FI_SUCCESS) return;
+    epoll_event ev;
+    (void)epoll_wait(S.epollFd, &ev, 1, 20);
+  } else if (S.sread) {
+    ssize_t n = fi_cq_sreadfrom(S.cq, S.stash, 16, S.stashFrom, nullptr, 20);
+    if (n > 0) S.stashed = static_cast<int>(n);
+    // An error entry (-FI_EAVAIL) stays queued for the next poll.
+  } else {
+    sched_yield();
+  }
 }
 
 // ---- set-up ----
@@ -423,6 +560,22 @@ size_t sizeParam(const char* name, size_t lo) {
   return std::max<size_t>(lo, static_cast<size_t>(std::max<int64_t>(0, params::getInt(name))));
 }
 
+// A size parameter whose default, "auto", depends on the provider.
+size_t autoSizeParam(const char* name, size_t automatic, size_t lo) {
+  std::string v = params::getString(name);
+  return v.empty() || v == "auto" ? automatic : sizeParam(name, lo);
+}
+
+// Record buffers as large as the provider moves a message whole: rxm sends
+// up to 16 KiB eagerly and segments anything larger through its bounce
+// buffers (a 16 KiB message took 19.7 us against 6.8 for 8 KiB), net moves
+// 64 KiB as one message (16 KiB 7.5 us, 64 KiB 17 us). 40 bytes of each
+// buffer are the record's prefix and header.
+size_t defaultBufferBytes(const std::string& provider) {
+  if (provider == "net") return 65536 + 64;
+  return 16384;
+}
+
 Status check(int rc, const char* what) {
   if (rc == 0) return Status::ok();
   return errorf(MPI_ERR_OTHER, "libfabric (%s): %s failed: %s", S.provider.c_str(), what,
@@ -443,14 +596,16 @@ Status openEndpoint() {
   fi_cq_attr cq{};
   cq.format = FI_CQ_FORMAT_DATA;
   cq.size = S.rx.size() + S.tx.size() + 256;
-  // Only rxm's fd really blocks; net's is always ready and shm has none
-  // (notes, section 5). Elsewhere waits yield.
+  // Only rxm's fd really blocks; net's is always ready but its fi_cq_sread
+  // blocks (notes, section 5). Where neither works, waits yield.
   const bool wantFd = S.provider.find("ofi_rxm") != std::string::npos;
-  cq.wait_obj = wantFd ? FI_WAIT_FD : FI_WAIT_NONE;
+  cq.wait_obj = wantFd ? FI_WAIT_FD : FI_WAIT_UNSPEC;
   if (fi_cq_open(S.domain, &cq, &S.cq, nullptr) != 0) {
     cq.wait_obj = FI_WAIT_NONE;
     LOOM_TRY(check(fi_cq_open(S.domain, &cq, &S.cq, nullptr), "fi_cq_open"));
-  } else if (wantFd && fi_control(&S.cq->fid, FI_GETWAIT, &S.cqFd) == 0) {
+  } else if (!wantFd) {
+    S.sread = true;
+  } else if (fi_control(&S.cq->fid, FI_GETWAIT, &S.cqFd) == 0) {
     S.epollFd = epoll_create1(EPOLL_CLOEXEC);
     epoll_event ev{};
     ev.events = EPOLLIN;
@@ -503,7 +658,8 @@ Status setup(const Config& cfg) {
   LOOM_TRY(chooseProvider(*S.lib, params::getString("LOOM_OFI_PROVIDER"), &S.info));
   const double loadMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  S.bufBytes = sizeParam("LOOM_OFI_BUFFER_BYTES", 1024);
+  S.provider = S.info->fabric_attr->prov_name ? S.info->fabric_attr->prov_name : "?";
+  S.bufBytes = autoSizeParam("LOOM_OFI_BUFFER_BYTES", defaultBufferBytes(S.provider), 1024);
   S.rx.resize(sizeParam("LOOM_OFI_RX_BUFFERS", 8));
   S.tx.resize(sizeParam("LOOM_OFI_TX_BUFFERS", 8));
   LOOM_TRY(openEndpoint());
@@ -517,8 +673,8 @@ Status setup(const Config& cfg) {
     S.secret = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
                (static_cast<uint64_t>(getpid()) << 32);
   // Published blob: secret, provider name and its NUL, endpoint name.
-  S.myBlob.resize(kPrefix);
-  std::memcpy(S.myBlob.data(), &S.secret, kPrefix);
+  S.myBlob.resize(kSecretBytes);
+  std::memcpy(S.myBlob.data(), &S.secret, kSecretBytes);
   S.myBlob.insert(S.myBlob.end(), S.provider.begin(), S.provider.end());
   S.myBlob.push_back('\0');
   S.myBlob.insert(S.myBlob.end(), name, name + len);
@@ -526,28 +682,37 @@ Status setup(const Config& cfg) {
 
   ProtocolLimits& L = S.limits;
   L.maxPayload = (S.bufBytes - kWireHeader) / 64 * 64;
-  L.eagerMax = std::min(sizeParam("LOOM_OFI_EAGER_MAX", 0), L.maxPayload);
+  L.eagerMax = std::min(autoSizeParam("LOOM_OFI_EAGER_MAX", L.maxPayload, 0), L.maxPayload);
   L.inlineMax = std::min(S.injectMax > kWireHeader ? S.injectMax - kWireHeader : 0, L.eagerMax);
   L.getMin = 0;
   L.get = true;
-  L.rndv = RndvMode::kAuto;
+  L.rndv = parseRndv("LOOM_OFI_RNDV");
   L.readChunk = sizeParam("LOOM_OFI_RNDV_CHUNK", 4096);
   L.readDepth = static_cast<int>(sizeParam("LOOM_OFI_RNDV_DEPTH", 1));
-  if (S.epollFd >= 0 || !cfg.hasLocalPeers) progress::setIdleWait(idleWait);
+  progress::setIdleWait(idleWait);
   log::debug("p2p", "ofi: provider %s (fabric %s, domain %s), libfabric loaded in %.0f ms, "
-             "inject %zu B, mr_mode 0x%llx, wait fd %s",
+             "inject %zu B, mr_mode 0x%llx, records of %zu B, idle wait %s",
              S.provider.c_str(), S.info->fabric_attr->name ? S.info->fabric_attr->name : "?",
              S.info->domain_attr->name ? S.info->domain_attr->name : "?", loadMs, S.injectMax,
-             static_cast<unsigned long long>(S.mrMode), S.epollFd >= 0 ? "yes" : "no");
+             static_cast<unsigned long long>(S.mrMode), S.bufBytes,
+             cfg.hasLocalPeers ? "yield (shm peers)"
+             : S.epollFd >= 0  ? "epoll on the CQ fd"
+             : S.sread         ? "fi_cq_sread"
+                               : "yield");
   return Status::ok();
 }
 
 Status connect() {
   const int n = S.cfg.jobSize;
-  const size_t nameAt = kPrefix + S.provider.size() + 1;
+  const size_t nameAt = kSecretBytes + S.provider.size() + 1;
   const size_t nameLen = S.myBlob.size() - nameAt;
   std::vector<char> names(static_cast<size_t>(n) * nameLen);
   S.secretOf.assign(n, 0);
+  S.window = static_cast<uint32_t>(std::max<size_t>(2, sizeParam("LOOM_OFI_CREDITS", 2)));
+  S.credits.assign(n, S.window);
+  S.owed.assign(n, 0);
+  S.talked.assign(n, 0);
+  S.lastEvent = S.lastPing = std::chrono::steady_clock::now();
   for (int r = 0; r < n; ++r) {
     std::vector<std::byte> got;
     if (r == S.cfg.myJobRank) {
@@ -558,16 +723,32 @@ Status connect() {
     }
     const char* p = reinterpret_cast<const char*>(got.data());
     if (got.size() != S.myBlob.size() ||
-        std::memcmp(p + kPrefix, S.provider.c_str(), S.provider.size() + 1) != 0) {
-      std::string theirs = got.size() > kPrefix ? std::string(p + kPrefix, strnlen(p + kPrefix, got.size() - kPrefix)) : "?";
+        std::memcmp(p + kSecretBytes, S.provider.c_str(), S.provider.size() + 1) != 0) {
+      std::string theirs =
+          got.size() > kSecretBytes
+              ? std::string(p + kSecretBytes, strnlen(p + kSecretBytes, got.size() - kSecretBytes))
+              : "?";
       return errorf(MPI_ERR_OTHER,
                     "%s uses libfabric provider %s, this rank %s: set LOOM_OFI_PROVIDER to "
                     "one provider every node has",
                     peerName(r).c_str(), theirs.c_str(), S.provider.c_str());
     }
-    std::memcpy(&S.secretOf[r], p, kPrefix);
+    std::memcpy(&S.secretOf[r], p, kSecretBytes);
     std::memcpy(names.data() + static_cast<size_t>(r) * nameLen, p + nameAt, nameLen);
   }
+  // IP socket addresses can be probed for liveness; other formats cannot.
+  std::vector<std::vector<char>> probeAddrs(n);
+  const uint32_t fmt = S.info->addr_format;
+  if (fmt == FI_SOCKADDR_IN || fmt == FI_SOCKADDR_IN6 || fmt == FI_SOCKADDR) {
+    for (int r = 0; r < n; ++r) {
+      const char* a = names.data() + static_cast<size_t>(r) * nameLen;
+      sa_family_t family;
+      std::memcpy(&family, a, sizeof family);
+      if (family == AF_INET || family == AF_INET6) probeAddrs[r].assign(a, a + nameLen);
+    }
+  }
+  S.live.configure(std::move(probeAddrs),
+                   static_cast<double>(std::max<int64_t>(0, params::getInt("LOOM_OFI_PEER_TIMEOUT"))));
   S.addrOf.assign(n, FI_ADDR_NOTAVAIL);
   int inserted = fi_av_insert(S.av, names.data(), static_cast<size_t>(n), S.addrOf.data(), 0, nullptr);
   if (inserted != n)

@@ -12,6 +12,7 @@
 #include "api/bsend.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <vector>
 
@@ -94,7 +95,15 @@ Status bufferedSend(const void* buf, int64_t count, Datatype* type, int dest, in
   } else {
     if (!findGap(need, &reg.offset, &index)) {
       // Sends that finished since the last progress pass free their space.
-      progress::poll();
+      // A large one is done when the receiver's "read it" record arrives,
+      // which between nodes may still be on the wire: keep progressing for
+      // a millisecond and 64 passes before calling the buffer full (never
+      // waiting for a receiver to act, so MPI_Bsend stays local).
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+      for (int pass = 0; !findGap(need, &reg.offset, &index) &&
+                         (pass < 64 || std::chrono::steady_clock::now() < deadline);
+           ++pass)
+        progress::poll();
       if (!findGap(need, &reg.offset, &index))
         return errorf(MPI_ERR_BUFFER,
                       "the attached buffer (%zu bytes, %zu in use) has no room for a message of "

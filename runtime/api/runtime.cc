@@ -39,11 +39,10 @@ MPI_Errhandler toHandle(Errhandler* eh) {
   return MPI_ERRORS_ARE_FATAL;
 }
 
-void abortJob(int code, const std::string& message) {
+void abortJob(int code, const std::string& message, bool printed) {
   std::fflush(stdout);
   std::fflush(stderr);
-  if (!rt().boot.active()) log::error("%s", message.c_str());
-  rt().boot.abort(code, message);
+  rt().boot.abort(code, message, printed);
 }
 
 int raise(Comm* comm, const Status& status, const char* function) {
@@ -58,7 +57,7 @@ int raise(Comm* comm, const Status& status, const char* function) {
   }
   log::error("%s", text.c_str());
   const char* where = comm ? comm->name().c_str() : "MPI_COMM_WORLD";
-  abortJob(status.code(), std::string(eh->name) + " on " + where + ": " + text);
+  abortJob(status.code(), std::string(eh->name) + " on " + where + ": " + text, true);
 }
 
 }  // namespace loom::api

@@ -59,7 +59,7 @@ MPI_Errhandler toHandle(Errhandler* eh);
 int raise(Comm* comm, const Status& status, const char* function);
 
 // Ends the whole job: through the launcher when there is one.
-[[noreturn]] void abortJob(int code, const std::string& message);
+[[noreturn]] void abortJob(int code, const std::string& message, bool printed = false);
 
 }  // namespace loom::api
 

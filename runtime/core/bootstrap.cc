@@ -244,7 +244,15 @@ Status Bootstrap::get(int rank, std::string_view key, std::vector<std::byte>* bl
   return st;
 }
 
-void Bootstrap::abort(int code, const std::string& message) {
+void Bootstrap::abort(int code, const std::string& message, bool printed) {
+  const bool launcherPrints = active_ && params::getString("LOOM_LAUNCHER") == "loomrun";
+  if (!printed && !launcherPrints) {
+    if (info_ && !info_->singleton)
+      log::error("%s (on node %s; ending the job with code %d)", message.c_str(),
+                 info_->hostname.c_str(), code);
+    else
+      log::error("%s", message.c_str());
+  }
   if (active_) {
     // The launcher's abort handler kills every rank (this one included) and
     // exits with `code`; PMIx itself never kills anyone.

@@ -50,8 +50,11 @@ class Bootstrap {
   // Reads the blob `rank` put under `key`.
   Status get(int rank, std::string_view key, std::vector<std::byte>* blob);
 
-  // Asks the launcher to end the whole job, then exits with `code`.
-  [[noreturn]] void abort(int code, const std::string& message);
+  // Asks the launcher to end the whole job, then exits with `code`. The
+  // message goes to stderr first, naming this rank and its node (PMIx_Abort
+  // hands it only to the launcher: srun never shows it), unless `printed`
+  // says the caller already did, or loomrun, which prints it, started us.
+  [[noreturn]] void abort(int code, const std::string& message, bool printed = false);
 
   Status finalize();
 

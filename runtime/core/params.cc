@@ -20,6 +20,9 @@ constexpr Param kParams[] = {
     {"LOOM_OVERSUBSCRIBE", "auto",
      "Whether ranks outnumber cores (waits then yield instead of spinning): auto, 1 or 0. "
      "loomrun sets it; auto compares local ranks with usable cores"},
+    {"LOOM_LAUNCHER", "",
+     "Set to loomrun by loomrun for its ranks, which then leave the message of a failing "
+     "rank to loomrun instead of printing it themselves; not for users"},
     {"LOOM_NODE_NAME", "",
      "Overrides the node name this rank reports (fake hosts in tests); default: PMIx's "
      "hostname, else gethostname()"},
@@ -51,18 +54,32 @@ constexpr Param kParams[] = {
     // Point-to-point between nodes (libfabric)
     {"LOOM_OFI_PROVIDER", "auto",
      "libfabric provider for ranks on other nodes: auto (the first offered of efa, "
-     "verbs;ofi_rxm, tcp;ofi_rxm, net) or a provider name such as tcp;ofi_rxm; its interface "
+     "verbs;ofi_rxm, net, tcp;ofi_rxm) or a provider name such as tcp;ofi_rxm; its interface "
      "is chosen by libfabric's own variables (FI_TCP_IFACE, ...)"},
-    {"LOOM_OFI_BUFFER_BYTES", "16k",
+    {"LOOM_OFI_BUFFER_BYTES", "auto",
      "Bytes of each record buffer (send and receive) of the libfabric transport; the largest "
-     "record it carries is this less 40, rounded down to 64"},
-    {"LOOM_OFI_EAGER_MAX", "16k",
-     "Largest message sent eagerly between nodes (capped by LOOM_OFI_BUFFER_BYTES); larger "
+     "record it carries is this less 40, rounded down to 64. auto: 64 KiB records for net, "
+     "16 KiB for the others (rxm's eager size)"},
+    {"LOOM_OFI_EAGER_MAX", "auto",
+     "Largest message sent eagerly between nodes (auto: the largest record); larger "
      "contiguous messages are read by the receiver with RMA reads"},
     {"LOOM_OFI_RX_BUFFERS", "64", "Receive buffers each rank keeps posted for records from other nodes"},
     {"LOOM_OFI_TX_BUFFERS", "64",
      "Send buffers of the libfabric transport: records in flight at once; a sender with none "
      "free waits (flow control)"},
+    {"LOOM_OFI_CREDITS", "128",
+     "Records a rank may have sent to one peer on another node that this peer has not yet "
+     "taken from libfabric (flow control: returned as the peer consumes them)"},
+    {"LOOM_OFI_PEER_TIMEOUT", "10",
+     "Seconds a peer on another node may leave a liveness probe (a TCP connect to its "
+     "libfabric port, made while this rank waits) unanswered before the job ends naming it "
+     "as cut off; a refused probe (the process is gone) ends it at once. With providers "
+     "whose peers cannot be probed: ten times this, of libfabric refusing every operation "
+     "to the peer. 0: never"},
+    {"LOOM_OFI_RNDV", "auto",
+     "Rendezvous protocol between nodes: auto and get (the receiver reads contiguous "
+     "messages with RMA reads), pipeline (the sender streams records after the receiver "
+     "matched)"},
     {"LOOM_OFI_RNDV_CHUNK", "1m", "Bytes per RMA read of a rendezvous between nodes"},
     {"LOOM_OFI_RNDV_DEPTH", "4", "RMA reads of one rendezvous in flight at once"},
     {"LOOM_OFI_NETNS", "",

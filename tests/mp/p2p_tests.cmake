@@ -5,7 +5,7 @@
 # machine on purpose).
 set(LOOM_P2P_RANKS 1 2 3 4 5 8)
 
-foreach(p exchange order probe requests bsend count errors stress)
+foreach(p exchange order probe requests bsend count errors stress flood)
   loom_mp_program(mp_p2p_${p} progs/p2p_${p}.c)
 endforeach()
 

@@ -537,7 +537,7 @@ job coll_reduce.N1n2 --stdout-count '^coll_reduce: rank [0-9]+ ok=2' -- coll_red
 # "Killed"), so it is not checked.
 job fault.fatal_comm.N1n3 --exit 5 --stderr-re 'rank 2: MPI_Comm_rank: MPI_ERR_COMM' \
   -- faults -N 1 -n 3 -- fatal-comm
-job fault.abort.N1n2 --exit 5 --note-stderr-re 'rank 1.*MPI_Abort' -- faults -N 1 -n 2 -- abort 5
+job fault.abort.N1n2 --exit 5 --stderr-re 'rank 1: MPI_Abort called.*on node n1' -- faults -N 1 -n 2 -- abort 5
 job fault.no_finalize.N1n2 --exit-nonzero --stderr-re 'rank 1.*without calling MPI_Finalize' \
   -- faults -N 1 -n 2 -- no-finalize
 # A rank killed by SIGKILL while its peer waits in a 16 MB rendezvous, without
@@ -562,10 +562,11 @@ job boot.N2n3 --stdout-count ': ok$=3' \
 
 # Two nodes, MPI: they need Loom's inter-node transport (--two-node).
 if [ $two_node -eq 0 ]; then
-  # Until then MPI_Init must fail fast (exit 17, MPI_ERR_INTERN), not hang.
-  job hello.N2n4.no_transport --exit 17 --max-seconds 20 \
-    --note-stderr-re 'no inter-node transport' \
-    --hint 'exit 0 means MPI_Init now works across nodes: turn the two-node jobs on' \
+  # A Loom built without libfabric must fail fast and say why (exit 55,
+  # MPI_ERR_UNSUPPORTED_OPERATION), not hang.
+  job hello.N2n4.no_transport --exit 55 --max-seconds 20 \
+    --stderr-re 'built without libfabric' \
+    --hint 'exit 0 means MPI_Init works across nodes: turn the two-node jobs on' \
     -- hello -N 2 -n 4 --
 fi
 for n in 4 3; do
@@ -589,7 +590,7 @@ job coll_reduce.N2n3 --two-node --stdout-count '^coll_reduce: rank [0-9]+ ok=3' 
   -- coll_reduce -N 2 -n 3 --
 job coll_reduce.N2n4 --two-node --stdout-count '^coll_reduce: rank [0-9]+ ok=4' \
   -- coll_reduce -N 2 -n 4 --
-job fault.abort.N2n3 --two-node --exit 3 --note-stderr-re 'rank 2.*MPI_Abort' -- faults -N 2 -n 3 -- abort 3
+job fault.abort.N2n3 --two-node --exit 3 --stderr-re 'rank 2.*MPI_Abort.*on node n2' -- faults -N 2 -n 3 -- abort 3
 # The killed rank shares n2 with rank 2: Slurm ends the step as on one node.
 job fault.die_in_rndv.N2n4 --two-node --exit-nonzero --max-seconds 20 --task '3=Killed' \
   -- faults -N 2 -n 4 -- die-in-rndv
@@ -598,6 +599,7 @@ job fault.die_in_rndv.N2n4 --two-node --exit-nonzero --max-seconds 20 --task '3=
 # rank 0, waiting on n1 in the rendezvous, must notice the lost peer itself
 # and fail; otherwise this job hangs until the srun timeout.
 job fault.die_in_rndv.N2n2 --two-node --exit-nonzero --max-seconds 20 --task '1=Killed' \
+  --stderr-re 'rank 0: .*rank 1 on node n2 is unreachable' \
   -- faults -N 2 -n 2 -- die-in-rndv
 
 say "jobs done $(elapsed "$script_start") s after the start"
