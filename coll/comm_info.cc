@@ -1,5 +1,7 @@
 #include "coll/comm_info.h"
 
+#include "coll/call_probe.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -9,7 +11,7 @@
 
 namespace loom::coll {
 
-CommInfo::~CommInfo() = default;
+CommInfo::~CommInfo() { freeCallLog(calls); }
 
 namespace {
 

@@ -17,6 +17,7 @@
 namespace loom::coll {
 
 class ShmColl;  // coll/shm/shm_coll.h
+struct CallLog;  // coll/call_probe.h
 
 struct CommInfo {
   int nodes = 1;           // distinct nodes among the communicator's ranks
@@ -36,6 +37,11 @@ struct CommInfo {
   // shared-memory algorithms may run (ShmColl::eligible).
   std::unique_ptr<ShmColl> shm;
   int8_t shmAlgorithms = -1;
+
+  // Where the ranks' call descriptions cannot be compared in shared memory
+  // (several nodes): the signatures of this rank's calls and the control
+  // channel's standing receive (coll/call_probe.h). Null until needed.
+  CallLog* calls = nullptr;
 
   ~CommInfo();
 };

@@ -4,6 +4,9 @@
 
 #include "core/log.h"
 #include "coll/op.h"
+#include "coll/call_probe.h"
+#include "coll/move_util.h"
+#include "coll/selector.h"
 #include "core/progress.h"
 #include "p2p/p2p.h"
 
@@ -66,11 +69,13 @@ bool Schedule::startRound() {
   for (Step& s : round.steps) {
     if (s.kind == Step::Kind::kLocal) continue;
     Request* r = nullptr;
-    Status st = s.kind == Step::Kind::kSend
-                    ? p2p::isend(s.buf, s.count, s.type, s.peer, tag_, comm_, SendMode::kStandard,
-                                 Channel::kColl, &r)
-                : s.op ? p2p::irecvFold(s.buf, s.count, s.type, s.peer, tag_, comm_, foldWithOp, s.op, &r)
-                       : p2p::irecv(s.buf, s.count, s.type, s.peer, tag_, comm_, Channel::kColl, &r);
+    Status st =
+        s.kind == Step::Kind::kSend
+            ? p2p::isend(s.buf, s.count, s.type, s.peer, tag_, comm_, SendMode::kStandard,
+                         Channel::kColl, &r, sig_)
+        : s.op ? p2p::irecvFold(s.buf, s.count, s.type, s.peer, tag_, comm_, foldWithOp, s.op, &r,
+                                sig_)
+               : p2p::irecv(s.buf, s.count, s.type, s.peer, tag_, comm_, Channel::kColl, &r, sig_);
     if (!st.isOk()) {
       status_ = st;
       return false;
@@ -89,8 +94,8 @@ bool Schedule::advance() {
     // The round is done when all its sends and receives are.
     for (Request* r : pending_) {
       if (r->complete) continue;
-      if (check_ && (++idle_ & 1023) == 0) {
-        Status st = check_(checkCtx_, *this);
+      if ((++idle_ & 63) == 0 && (sig_ || check_)) {
+        Status st = waitChecks();
         if (!st.isOk()) {
           status_ = st;
           abandon();
@@ -100,9 +105,7 @@ bool Schedule::advance() {
       return false;
     }
     for (Request* r : pending_) {
-      if (r->statusError != MPI_SUCCESS && status_.isOk())
-        status_ = errorf(r->statusError, "a collective message was truncated: the ranks "
-                                          "passed different counts or datatypes");
+      if (status_.isOk()) status_ = checkMessage(*r);
       Request::release(r);
     }
     pending_.clear();
@@ -111,6 +114,58 @@ bool Schedule::advance() {
     started_ = false;
   }
   return true;
+}
+
+// While the schedule waits: every 64 idle polls it reads the clock (polls
+// may sleep 20 ms each in an oversubscribed rank's idle wait, so counting
+// them alone would not do), and every 200 us it looks for a peer's message
+// of this call with another signature and runs the check of setCheck; a
+// call that has waited a second without either sends its probes
+// (call_probe.h).
+Status Schedule::waitChecks() {
+  const auto now = std::chrono::steady_clock::now();
+  if (idle_ == 64) {
+    waitingSince_ = lastCheck_ = now;
+    return Status::ok();
+  }
+  if (now - lastCheck_ < std::chrono::microseconds(200)) return Status::ok();
+  lastCheck_ = now;
+  int src = 0;
+  uint16_t theirs = 0;
+  if (sig_ && p2p::conflictingMessage(comm_, tag_, sig_, &src, &theirs))
+    return mismatchStatus(sig_, theirs, "rank " + std::to_string(src));
+  if (check_) LOOM_TRY(check_(checkCtx_, *this));
+  if (probes_ && !probed_ && now - waitingSince_ > std::chrono::seconds(1)) {
+    log::debug("coll", "call %d (signature 0x%04x) has waited a second: probing its %d peers",
+               tag_, sig_, comm_->size() - 1);
+    probeCall(comm_, tag_, sig_);
+    probed_ = true;
+  }
+  return Status::ok();
+}
+
+// A finished send or receive of the schedule: its error, or a receive that
+// did not get exactly the bytes it was posted for (every message of a
+// collective has a size both sides compute from their arguments, so a short
+// one means ranks passed different counts or datatypes).
+Status Schedule::checkMessage(const Request& r) const {
+  if (r.peerSig) {
+    const int src = r.statusSource;
+    return mismatchStatus(sig_, r.peerSig,
+                          src >= 0 ? "rank " + std::to_string(src) : std::string("a rank"));
+  }
+  if (r.statusError == MPI_ERR_TRUNCATE)
+    return errorf(MPI_ERR_TRUNCATE, "a collective message from rank %d was truncated: the ranks "
+                  "passed different counts or datatypes", r.statusSource);
+  if (r.statusError != MPI_SUCCESS)
+    return errorf(r.statusError, "a collective message failed");
+  if (r.kind == ReqKind::kRecv && !r.cancelled &&
+      static_cast<size_t>(r.bytes) != static_cast<size_t>(r.count) * static_cast<size_t>(r.type->size()))
+    return errorf(MPI_ERR_TRUNCATE, "rank %d sent %lld bytes of a collective message where "
+                  "%lld were expected: the ranks passed different counts or datatypes",
+                  r.statusSource, static_cast<long long>(r.bytes),
+                  static_cast<long long>(r.count * r.type->size()));
+  return Status::ok();
 }
 
 void Schedule::abandon() {
@@ -130,6 +185,29 @@ void Schedule::abandon() {
   current_ = rounds_.size();
 }
 
+// A failed call tells every other rank of the communicator, so that none
+// waits for ever on a message this rank will not send: an empty message of
+// the call's tag whose signature says "gave up, with this error class". A
+// receive of the call meets it, by source or as a message of the same tag
+// from another source, and fails too (MPI_ERR_... of the class).
+void Schedule::poisonPeers() {
+  if (status_.isOk() || comm_->size() < 2) return;
+  const uint16_t sig = poisonSignature(status_.code());
+  for (int peer = 0; peer < comm_->size(); ++peer) {
+    if (peer == comm_->rank()) continue;
+    Request* r = nullptr;
+    if (!p2p::isend(nullptr, 0, move::byteType(), peer, tag_, comm_, SendMode::kStandard,
+                    Channel::kColl, &r, sig)
+             .isOk() ||
+        !r)
+      continue;
+    if (r->complete)
+      Request::release(r);
+    else
+      r->userFreed = true;  // recycled when the engine completes it
+  }
+}
+
 int Schedule::pollAll(void*) {
   auto& list = active();
   int events = 0;
@@ -138,7 +216,10 @@ int Schedule::pollAll(void*) {
     if (s->advance()) {
       list[i] = list.back();
       list.pop_back();
+      s->poisonPeers();
+      if (s->probes_) callEnded(s->comm_, s->tag_, s->sig_);
       s->request_->statusError = s->status_.code();
+      s->request_->error = s->status_;
       s->request_->finish();
       delete s;
       ++events;
@@ -155,6 +236,7 @@ Status Schedule::start(std::unique_ptr<Schedule> s, Request** out) {
     gHooked = true;
   }
   if (s->rounds_.back().steps.empty() && s->rounds_.size() > 1) s->rounds_.pop_back();
+  if (s->probes_) callStarted(s->comm_, s->tag_, s->sig_);
   Request* r = Request::alloc(ReqKind::kColl);
   r->active = true;
   r->comm = s->comm_;
@@ -164,7 +246,10 @@ Status Schedule::start(std::unique_ptr<Schedule> s, Request** out) {
   // Run as far as possible now: many rounds complete at once (local steps,
   // messages already waiting), and a one-rank schedule completes here.
   if (raw->advance()) {
+    raw->poisonPeers();
+    if (raw->probes_) callEnded(raw->comm_, raw->tag_, raw->sig_);
     r->statusError = raw->status_.code();
+    r->error = raw->status_;
     Status st = raw->status_;
     delete raw;
     r->finish();

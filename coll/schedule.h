@@ -15,6 +15,7 @@
 // they never match user messages or another collective's.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -51,9 +52,10 @@ class Schedule {
   // Ends the current round.
   void endRound();
 
-  // A check run now and then while the schedule waits for messages (after
-  // ~1000 idle polls, then every ~1000): a failure ends the schedule with
-  // that error instead of waiting on. The selector installs one that compares
+  // A check run now and then while the schedule waits for messages (every
+  // 200 us of waiting, after a look for a peer's message of this call with
+  // another signature): a failure ends the schedule with that error instead
+  // of waiting on. The selector installs one that compares
   // the ranks' descriptions of the call (ShmColl::checkCall), so a peer that
   // passed another root makes this rank fail rather than hang.
   using CheckFn = Status (*)(void* ctx, const Schedule& s);
@@ -61,6 +63,18 @@ class Schedule {
     check_ = fn;
     checkCtx_ = ctx;
   }
+
+  // The call's signature (callSignature in selector.h), carried by every
+  // message of the schedule: a peer whose message of this call carries
+  // another one made another call (collective, root or op), and the
+  // receive that meets it fails instead of taking wrong data or waiting for
+  // a message that never comes. This works across nodes, where no shared
+  // memory holds the ranks' descriptions (setCheck).
+  void setSignature(uint16_t sig) { sig_ = sig; }
+  // Where no shared memory holds the ranks' descriptions: this call's
+  // signature is logged for the peers' probes, and the call sends probes of
+  // its own once it has waited a second (coll/call_probe.h).
+  void enableProbes() { probes_ = true; }
 
   // A temporary buffer that lives as long as the schedule.
   void* scratch(size_t bytes);
@@ -104,7 +118,14 @@ class Schedule {
   std::vector<Request*> pending_;  // this round's sends and receives
   CheckFn check_ = nullptr;
   void* checkCtx_ = nullptr;
+  uint16_t sig_ = 0;
+  bool probes_ = false;   // enableProbes()
+  bool probed_ = false;   // this call's probes are sent
+  std::chrono::steady_clock::time_point waitingSince_, lastCheck_;  // waitChecks()
   uint32_t idle_ = 0;  // polls that found the round incomplete
+  Status checkMessage(const Request& r) const;
+  Status waitChecks();
+  void poisonPeers();
   // Gives up on this round's messages after a failed check: receives are
   // cancelled and released; a send still in flight is left to the p2p layer
   // (it may still be read by a peer), never released while referenced.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "coll/comm_info.h"
+#include "coll/op.h"
 #include "coll/shm/shm_coll.h"
 #include "core/log.h"
 #include "core/params.h"
@@ -203,6 +204,53 @@ std::string overrideParam(Collective c) {
 
 const char* collectiveName(Collective c) { return kNames[static_cast<int>(c)]; }
 
+namespace {
+// Bit 15 always set (0 means "no signature"), then 5 bits each:
+// collective, root mod 32, op (0: none, else Op::Kind + 1).
+constexpr uint16_t kSigMark = 0x8000;
+int sigColl(uint16_t s) { return (s >> 10) & 31; }
+int sigRoot(uint16_t s) { return (s >> 5) & 31; }
+}  // namespace
+
+uint16_t callSignature(Collective c, int root, const Op* op) {
+  const int opPart = op ? static_cast<int>(op->kind()) + 1 : 0;
+  return static_cast<uint16_t>(kSigMark | (static_cast<int>(c) & 31) << 10 | (root & 31) << 5 |
+                               (opPart & 31));
+}
+
+// A poison signature: collective bits 31 (no collective has them), then the
+// error class in the low 10 bits.
+constexpr int kPoisonColl = 31;
+uint16_t poisonSignature(int cls) {
+  return static_cast<uint16_t>(kSigMark | kPoisonColl << 10 | (cls & 0x3ff));
+}
+
+Status mismatchStatus(uint16_t mine, uint16_t theirs, const std::string& who) {
+  if (sigColl(theirs) == kPoisonColl) {
+    const int cls = theirs & 0x3ff;
+    return errorf(cls ? cls : MPI_ERR_OTHER, "%s gave up on this %s call (%s there); this rank "
+                  "fails it too instead of waiting for it", who.c_str(),
+                  sigColl(mine) < static_cast<int>(Collective::kCount)
+                      ? collectiveName(static_cast<Collective>(sigColl(mine)))
+                      : "collective",
+                  errorClassName(cls) ? errorClassName(cls) : "an error");
+  }
+  auto coll = [](uint16_t s) {
+    int c = sigColl(s);
+    return c < static_cast<int>(Collective::kCount) ? collectiveName(static_cast<Collective>(c))
+                                                    : "?";
+  };
+  if (sigColl(mine) != sigColl(theirs))
+    return errorf(MPI_ERR_OTHER, "mismatched collective calls: this rank called %s where %s "
+                  "called %s", coll(mine), who.c_str(), coll(theirs));
+  if (sigRoot(mine) != sigRoot(theirs))
+    return errorf(MPI_ERR_ROOT, "mismatched %s calls: %s passed another root (its root is %d "
+                  "modulo 32, this rank's %d)", coll(mine), who.c_str(), sigRoot(theirs),
+                  sigRoot(mine));
+  return errorf(MPI_ERR_OP, "mismatched %s calls: %s passed another op", coll(mine),
+                who.c_str());
+}
+
 std::span<const Rule> rules() { return kRules; }
 
 // The override of each collective, read from the environment once (it is
@@ -313,6 +361,7 @@ Status run(const CollArgs& args, Request** out) {
     return a->start(args, out);
   }
   auto s = std::make_unique<Schedule>(args.comm, args.comm->nextCollectiveTag());
+  s->setSignature(callSignature(args.coll, args.root, args.op));
   LOOM_TRY(a->build(*s, args));
   if (args.comm->size() > 1) {
     if (ShmColl* ctx = ShmColl::forChecks(args.comm)) {
@@ -320,6 +369,8 @@ Status run(const CollArgs& args, Request** out) {
       auto* c = new (s->scratch(sizeof(CallCheck)))
           CallCheck{ctx, args.coll, args.root, static_cast<uint64_t>(args.bytes), done};
       s->setCheck(checkCall, c);
+    } else {
+      s->enableProbes();
     }
   }
   if (args.comm->rank() == 0 && log::enabled("coll"))

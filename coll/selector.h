@@ -28,6 +28,19 @@ enum class Collective : uint8_t {
 };
 const char* collectiveName(Collective c);  // "allreduce"
 
+class Op;
+// A collective call's signature as its messages carry it (Schedule::
+// setSignature): 16 bits, never 0: the collective, the root's low 5 bits and
+// the op's kind (user ops all alike). Equal for every rank of a correct call.
+uint16_t callSignature(Collective c, int root, const Op* op);
+// The error of a call whose signature `mine` met a peer's `theirs`: which
+// of collective (MPI_ERR_OTHER), root (MPI_ERR_ROOT) or op (MPI_ERR_OP)
+// differs, and how; `who` names the peer.
+Status mismatchStatus(uint16_t mine, uint16_t theirs, const std::string& who);
+// The signature of the message a rank sends its peers when it gives up on a
+// call with error class `cls` (Schedule::poisonPeers).
+uint16_t poisonSignature(int cls);
+
 // One collective call as algorithms see it. Which fields matter depends on
 // the collective (as in the MPI signature); buffers are never MPI_IN_PLACE
 // here: `inPlace` says the caller passed it (sendbuf then aliases recvbuf's

@@ -74,7 +74,7 @@ struct Engine {
 } E;
 
 uint32_t contextOf(const Comm* comm, Channel ch) {
-  return comm->contextId() * 2 + static_cast<uint32_t>(ch);
+  return comm->contextId() * kChannels + static_cast<uint32_t>(ch);
 }
 
 size_t capacityOf(const Request* r) {
@@ -124,6 +124,7 @@ MsgHeader headerOf(const Request* r, Kind kind) {
   h.tag = r->tag;
   h.kind = kind;
   h.flags = r->mode == SendMode::kSync ? kFlagSync : 0;
+  h.sig = r->sig;
   h.size = r->total;
   h.sreq = r->id();
   return h;
@@ -223,6 +224,20 @@ void setMatchedStatus(Request* r, const MsgHeader& h) {
   r->statusTag = h.tag;
   r->total = h.size;
   if (h.size > capacityOf(r)) r->statusError = MPI_ERR_TRUNCATE;
+  if (r->sig && h.sig && r->sig != h.sig) [[unlikely]] {
+    r->statusError = MPI_ERR_OTHER;  // another call of the same tag: see p2p.h
+    r->peerSig = h.sig;
+  }
+}
+
+// A collective receive that can never get its message: a peer's message of
+// the same call (tag) says the peer made another call (signature).
+void failMismatched(Request* r, const MsgHeader& theirs) {
+  r->statusError = MPI_ERR_OTHER;
+  r->peerSig = theirs.sig;
+  r->statusSource = theirs.src;
+  r->statusTag = r->tag;
+  r->finish();
 }
 
 // Received bytes [offset, offset + bytes) of a receive land in its buffer:
@@ -348,6 +363,10 @@ void onRecord(int srcJob, const MsgHeader& h, const void* payload, size_t n) {
         else
           deliverRts(r, h, srcJob, *static_cast<const RtsBody*>(payload));
         return;
+      }
+      if (h.sig) [[unlikely]] {
+        if (Request* r = E.match.takeConflictingPosted(h.ctx, h.tag, h.sig))
+          failMismatched(r, h);
       }
       auto u = std::make_unique<Unexpected>();
       u->hdr = h;
@@ -592,8 +611,9 @@ bool sendEagerNow(const void* buf, int64_t count, Datatype* type, int dest, int 
 }
 
 Status isend(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm,
-             SendMode mode, Channel channel, Request** out) {
+             SendMode mode, Channel channel, Request** out, uint16_t sig) {
   Request* r = Request::alloc(ReqKind::kSend);
+  r->sig = sig;
   r->buf = const_cast<void*>(buf);
   r->count = count;
   r->type = type;
@@ -608,8 +628,9 @@ Status isend(const void* buf, int64_t count, Datatype* type, int dest, int tag, 
 
 namespace {
 Request* newRecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
-                 Channel channel) {
+                 Channel channel, uint16_t sig) {
   Request* r = Request::alloc(ReqKind::kRecv);
+  r->sig = sig;
   r->buf = buf;
   r->count = count;
   r->type = type;
@@ -622,8 +643,8 @@ Request* newRecv(void* buf, int64_t count, Datatype* type, int source, int tag, 
 }  // namespace
 
 Status irecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
-             Channel channel, Request** out) {
-  *out = newRecv(buf, count, type, source, tag, comm, channel);
+             Channel channel, Request** out, uint16_t sig) {
+  *out = newRecv(buf, count, type, source, tag, comm, channel, sig);
   return start(*out);
 }
 
@@ -639,8 +660,8 @@ bool canFold(const Datatype* type) {
 
 Status irecvFold(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
                  void (*fold)(const void*, void*, size_t, void*, Datatype*), void* ctx,
-                 Request** out) {
-  Request* r = newRecv(buf, count, type, source, tag, comm, Channel::kColl);
+                 Request** out, uint16_t sig) {
+  Request* r = newRecv(buf, count, type, source, tag, comm, Channel::kColl, sig);
   r->fold = fold;
   r->foldCtx = ctx;
   *out = r;
@@ -654,6 +675,7 @@ Status start(Request* r) {
   r->stage = kStart;
   r->hint = 0;
   r->statusError = MPI_SUCCESS;
+  r->peerSig = 0;
   r->transferred = 0;
   r->bytes = 0;
   if (!r->holdsRefs) {
@@ -667,6 +689,9 @@ Status start(Request* r) {
     uint32_t ctx = contextOf(r->comm, r->channel);
     if (Unexpected* u = E.match.findUnexpected(ctx, r->peer, r->tag, true)) {
       deliverUnexpected(r, u);
+    } else if (const Unexpected* c = r->sig ? E.match.conflictingUnexpected(ctx, r->tag, r->sig)
+                                            : nullptr) [[unlikely]] {
+      failMismatched(r, c->hdr);
     } else {
       E.match.post(ctx, r);
     }
@@ -717,8 +742,17 @@ Status imrecv(void* buf, int64_t count, Datatype* type, Message* msg, Request** 
   return Status::ok();
 }
 
+bool conflictingMessage(Comm* comm, int tag, uint16_t sig, int* source, uint16_t* theirSig) {
+  const Unexpected* u = E.match.conflictingUnexpected(contextOf(comm, Channel::kColl), tag, sig);
+  if (!u) return false;
+  *source = u->hdr.src;
+  *theirSig = u->hdr.sig;
+  return true;
+}
+
 bool cancelRecv(Request* r) {
-  if (r->kind != ReqKind::kRecv || r->complete) return false;
+  // Not after p2p::finalize (a communicator destroyed at exit).
+  if (!E.ready || r->kind != ReqKind::kRecv || r->complete) return false;
   if (!E.match.removePosted(contextOf(r->comm, r->channel), r)) return false;
   r->cancelled = true;
   r->finish();

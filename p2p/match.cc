@@ -50,6 +50,23 @@ Unexpected* MatchTable::findUnexpectedScan(Queues& q, int source, int tag, bool 
   return nullptr;
 }
 
+Request* MatchTable::takeConflictingPosted(uint32_t ctx, int tag, uint16_t sig) {
+  Queues& q = queues(ctx);
+  Request* prev = nullptr;
+  for (Request* r = q.posted.head; r; prev = r, r = r->nextPending) {
+    if (r->tag != tag || !r->sig || r->sig == sig) continue;
+    q.posted.unlink(prev, r);
+    return r;
+  }
+  return nullptr;
+}
+
+const Unexpected* MatchTable::conflictingUnexpected(uint32_t ctx, int tag, uint16_t sig) {
+  for (const Unexpected* u = queues(ctx).unexpected.head; u; u = u->next)
+    if (u->hdr.tag == tag && u->hdr.sig && u->hdr.sig != sig) return u;
+  return nullptr;
+}
+
 void MatchTable::addUnexpected(std::unique_ptr<Unexpected> owned) {
   Unexpected* u = owned.release();
   queues(u->hdr.ctx).unexpected.push(u);

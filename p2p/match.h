@@ -66,6 +66,13 @@ class MatchTable {
   }
   void addUnexpected(std::unique_ptr<Unexpected> u);
 
+  // Mismatched collective calls (signatures, see p2p.h): the oldest posted
+  // receive with this tag whose signature differs from `sig`, removed from
+  // the queue; the oldest unexpected message with this tag and a signature
+  // other than `sig` (left queued). Both ignore signature 0.
+  Request* takeConflictingPosted(uint32_t ctx, int tag, uint16_t sig);
+  const Unexpected* conflictingUnexpected(uint32_t ctx, int tag, uint16_t sig);
+
   size_t postedCount(uint32_t ctx) { return queues(ctx).posted.count; }
   size_t unexpectedCount(uint32_t ctx) { return queues(ctx).unexpected.count; }
 

@@ -39,8 +39,12 @@ bool drained();
 Status finalize();
 
 // Starts a send of `count` elements of `type` from `buf` to comm rank `dest`.
+// `sig` (collective channel) is the call's signature: a receive of the same
+// tag whose signature differs fails with MPI_ERR_OTHER and the sender's
+// signature in Request::peerSig, instead of taking the message (or, when
+// the message comes from another source, instead of waiting for ever).
 Status isend(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm,
-             SendMode mode, Channel channel, Request** out);
+             SendMode mode, Channel channel, Request** out, uint16_t sig = 0);
 
 // A blocking standard-mode send's fast path: when the message is contiguous,
 // fits the eager limit, goes through shared memory and nothing is queued to
@@ -58,11 +62,11 @@ bool canFold(const Datatype* type);
 // Only for types canFold() accepts.
 Status irecvFold(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
                  void (*fold)(const void*, void*, size_t, void*, Datatype*), void* ctx,
-                 Request** out);
+                 Request** out, uint16_t sig = 0);
 
 // Posts a receive; `source` may be MPI_ANY_SOURCE and `tag` MPI_ANY_TAG.
 Status irecv(void* buf, int64_t count, Datatype* type, int source, int tag, Comm* comm,
-             Channel channel, Request** out);
+             Channel channel, Request** out, uint16_t sig = 0);
 
 // Restarts a persistent request built by the API layer (kind, buffer, peer,
 // tag, comm, mode already set).
@@ -85,6 +89,13 @@ using Message = Unexpected;
 Status improbe(int source, int tag, Comm* comm, bool* found, Message** msg,
                ProbeResult* result);
 Status imrecv(void* buf, int64_t count, Datatype* type, Message* msg, Request** out);
+
+// A message of collective call `tag` on `comm` that arrived with a
+// signature other than `sig` and matched no receive (a peer in another
+// call): true, with its source and signature. Collective schedules ask while
+// they wait, so a rank whose own receives are all satisfied (a send still
+// waits for its receiver) notices a peer that made another call.
+bool conflictingMessage(Comm* comm, int tag, uint16_t sig, int* source, uint16_t* theirSig);
 
 // Cancels a posted receive that has not matched yet. True if it was
 // cancelled (the request then completes with cancelled set).

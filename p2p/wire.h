@@ -27,12 +27,12 @@ enum : uint8_t {
 };
 
 struct MsgHeader {
-  uint32_t ctx;    // communicator context * 2 + channel
+  uint32_t ctx;    // communicator context * kChannels + channel
   int32_t src;     // sender's rank in that communicator
   int32_t tag;
   Kind kind;
   uint8_t flags;
-  uint16_t reserved;
+  uint16_t sig;    // collective channel: the call's signature (0: none)
   uint64_t size;   // matched: message bytes. kCts: receiver's request; kData: offset
   uint64_t sreq;   // matched: sender's request. kAck/kCts/kFin: request to act on;
                    // kData: receiver's request

@@ -679,6 +679,12 @@ Status setup(const Config& cfg) {
   S.myBlob.push_back('\0');
   S.myBlob.insert(S.myBlob.end(), name, name + len);
   LOOM_TRY(cfg.boot->put("loom.ofi", std::as_bytes(std::span(S.myBlob))));
+  if (log::enabled("p2p")) {
+    char text[128] = "?";
+    size_t textLen = sizeof text;
+    fi_av_straddr(S.av, name, text, &textLen);
+    log::debug("p2p", "ofi: endpoint %s", text);
+  }
 
   ProtocolLimits& L = S.limits;
   L.maxPayload = (S.bufBytes - kWireHeader) / 64 * 64;

@@ -75,8 +75,11 @@ inline void releaseCollHold(Request* r) {
 inline int waitCollective(Request* r, Comm* comm, const char* fn) {
   progress::waitUntil([r] { return r->complete; });
   int code = r->statusError;
+  Status why = code == MPI_SUCCESS ? Status::ok()
+               : r->error.isOk() ? errorf(code, "the collective failed")
+                                 : std::move(r->error);
   Request::release(r);
-  if (code != MPI_SUCCESS) return raise(comm, errorf(code, "the collective failed"), fn);
+  if (code != MPI_SUCCESS) return raise(comm, why, fn);
   return MPI_SUCCESS;
 }
 

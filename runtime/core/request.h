@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/status.h"
+
 namespace loom {
 
 class Comm;
@@ -18,10 +20,12 @@ class Datatype;
 
 enum class ReqKind : uint8_t { kSend, kRecv, kColl, kDone };
 enum class SendMode : uint8_t { kStandard, kSync, kReady, kBuffered };
-// Which of a communicator's two contexts a message travels in: user
-// point-to-point traffic, or the library's own collective traffic, so the two
-// can never match each other.
-enum class Channel : uint8_t { kPt2pt = 0, kColl = 1 };
+// Which of a communicator's contexts a message travels in: user
+// point-to-point traffic, the library's own collective traffic, or the
+// collectives' control messages (call probes, coll/call_probe.h), so none
+// can ever match another's.
+enum class Channel : uint8_t { kPt2pt = 0, kColl = 1, kCtl = 2 };
+constexpr uint32_t kChannels = 3;
 
 struct Request {
   static constexpr uint32_t kMagic = 0x51455251;  // "REQQ"
@@ -43,12 +47,20 @@ struct Request {
   int peer = 0;             // comm rank: destination, or source (may be MPI_ANY_SOURCE)
   int tag = 0;              // may be MPI_ANY_TAG for receives
   Comm* comm = nullptr;
+  // Collective-channel messages: the call's signature (what it is, root,
+  // op; 0: none), and for a receive the different one a peer's message
+  // carried, which fails the receive (mismatched collective calls).
+  uint16_t sig = 0;
+  uint16_t peerSig = 0;
 
   // The result of a receive (and MPI_ERROR of any request).
   int statusSource = MPI_ANY_SOURCE;
   int statusTag = MPI_ANY_TAG;
   int statusError = MPI_SUCCESS;
   int64_t bytes = 0;        // bytes received (or sent)
+  // Why the operation failed, where its owner can say more than the class
+  // (a collective whose ranks disagreed); empty otherwise.
+  Status error;
 
   // Protocol state, owned by the layer that progresses the request.
   uint8_t protocol = 0;     // how the owner moves it (p2p::Kind for p2p)

@@ -116,3 +116,38 @@ loom_mp_test(mp.nodes2.4.coll.selected TIMEOUT 60
              --stderr-re "MPI_COMM_WORLD: allreduce, 8 bytes, 4 ranks: hierarchical"
              --stderr-re "MPI_COMM_WORLD: reduce, 524288 bytes, 4 ranks: hierarchical"
              -- ${LOOMRUN} -n 4 --nodes 2 -x LOOM_DEBUG=coll $<TARGET_FILE:mp_coll_reduce>)
+
+# Strangers: a process outside the job that connects to a rank's libfabric
+# port and sends junk or Loom-shaped records is never matched and never
+# disturbs the job (tests/mp/scripts/stranger.sh, progs/ofi_stranger.cc).
+add_executable(ofi_stranger progs/ofi_stranger.cc)
+target_link_libraries(ofi_stranger PRIVATE PkgConfig::OFI)
+target_include_directories(ofi_stranger PRIVATE ${CMAKE_SOURCE_DIR})
+set_target_properties(ofi_stranger PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+foreach(prov net tcp)
+  add_test(NAME mp.nodes2.2.stranger.${prov}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/stranger.sh ${LOOMRUN}
+                   $<TARGET_FILE:mp_p2p_stress> $<TARGET_FILE:ofi_stranger> ${prov})
+  set_tests_properties(mp.nodes2.2.stranger.${prov} PROPERTIES TIMEOUT 90 LABELS mp)
+endforeach()
+
+# Ranks that pass different roots, ops or collectives across nodes: the
+# signature every collective message carries makes them fail instead of
+# hanging or mixing data, and a call that waits a second asks its peers
+# (coll/call_probe.h: no shared memory holds the ranks' descriptions
+# here); 1 MiB (flat algorithms) and 64 KiB (hierarchical ones). With one
+# rank per node at 64 KiB, both "roots" of a bcast or scatter send eagerly
+# and complete: nothing waits, nothing can be compared (--undetected-ok).
+foreach(cfg 2:2 2:3 2:4 2:5 3:4 3:5)
+  string(REPLACE ":" ";" kn ${cfg})
+  list(GET kn 0 k)
+  list(GET kn 1 n)
+  set(_ok "")
+  if(k EQUAL n)
+    set(_ok --undetected-ok)
+  endif()
+  loom_nodes_test(mp.nodes${k}.${n}.coll.mismatch ${k} ${n} coll_mismatch TIMEOUT 60
+                  ARGS $<TARGET_FILE:mp_coll_mismatch>)
+  loom_nodes_test(mp.nodes${k}.${n}.coll.mismatch_64k ${k} ${n} coll_mismatch TIMEOUT 60
+                  ARGS $<TARGET_FILE:mp_coll_mismatch> 16384 ${_ok})
+endforeach()

@@ -7,7 +7,11 @@
  * (barrier on MPI_COMM_WORLD) and finalizes.
  *
  * At least one rank must report the error (the test's timeout catches a
- * rank that waits forever).
+ * rank that waits forever), except with --undetected-ok: between nodes, two
+ * ranks that each believe they are the root of a bcast or scatter of an
+ * eager size send and complete without waiting for anything, and no message
+ * is ever compared with what the other expected (as in other MPI
+ * implementations); there, only "no rank hangs" is checked.
  * Prints "coll_mismatch: rank R ok=N" on success. */
 #include <mpi.h>
 #include <stdio.h>
@@ -19,7 +23,7 @@
  * hierarchical algorithms) */
 static int nints = 256 * 1024;
 
-static int rank, size, failures;
+static int rank, size, failures, undetectedOk;
 
 static void fail(const char* what) {
   printf("coll_mismatch: rank %d FAILED: %s\n", rank, what);
@@ -50,7 +54,12 @@ static int run_case(int which, MPI_Comm comm) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  if (argc > 1) nints = atoi(argv[1]);
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--undetected-ok"))
+      undetectedOk = 1;
+    else
+      nints = atoi(argv[i]);
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const char* names[] = {"bcast", "reduce", "gather", "scatter", "bcast/reduce"};
@@ -71,7 +80,7 @@ int main(int argc, char** argv) {
       }
       int errs = cls != MPI_SUCCESS, total = 0;
       MPI_Allreduce(&errs, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-      if (total == 0) {
+      if (total == 0 && !undetectedOk) {
         char m[128];
         snprintf(m, sizeof m, "%s: no rank saw the mismatch", names[i]);
         fail(m);
