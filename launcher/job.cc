@@ -260,6 +260,10 @@ void Job::onPmixEvents() {
       case PmixEvent::Kind::kConnected:
         r.connected = true;
         log::debug("launch", "rank %d connected at %.1f ms", ev.rank, msSince(started_));
+        // A rank already left without MPI_Init: this one's MPI_Init fence
+        // needs it and would wait LOOM_PMIX_TIMEOUT for nothing.
+        for (size_t i = 0; i < ranks_.size() && !failed_; ++i)
+          if (ranks_[i].exitedUnconnected) failNeverInitialized(static_cast<int>(i));
         break;
       case PmixEvent::Kind::kFinalized:
         r.finalized = true;
@@ -362,10 +366,32 @@ void Job::onRankExit(int rank, int ws) {
   } else if (r.connected && !r.finalized) {
     status = 1;
     what = who + " exited without calling MPI_Finalize";
+  } else if (!r.connected) {
+    // Clean, but it never called MPI_Init. Fine for a job that does not use
+    // MPI at all (hostname); a failure as soon as any rank is known to use
+    // it: MPI_Init's fence needs every rank, so the others would wait for
+    // this one until LOOM_PMIX_TIMEOUT. Ranks that connect later are caught
+    // when they do (onPmixEvents).
+    r.exitedUnconnected = true;
+    for (const auto& other : ranks_) {
+      if (other.alive && other.connected) {
+        failNeverInitialized(rank);
+        break;
+      }
+    }
+    return;
   } else {
     return;  // a clean exit
   }
   fail(status, what + othersText(aliveCount()));
+  beginTeardown(SIGTERM);
+}
+
+void Job::failNeverInitialized(int rank) {
+  const Rank& r = ranks_[rank];
+  fail(1, "rank " + std::to_string(rank) + " (pid " + std::to_string(r.pid) +
+              ") exited without calling MPI_Init while other ranks wait for it in MPI_Init" +
+              othersText(aliveCount()));
   beginTeardown(SIGTERM);
 }
 

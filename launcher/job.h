@@ -13,6 +13,8 @@
 //   a rank exits non-zero            -> its code
 //   a rank is killed by a signal     -> 128 + signal
 //   a rank exits 0 after PMIx_Init without PMIx_Finalize -> 1
+//   a rank exits 0 without PMIx_Init while another rank is connected
+//     (waits for it in MPI_Init's fence), in either order -> 1
 //   a rank calls PMIx_Abort(code)    -> code & 0xff (as Open MPI's mpirun)
 //   --timeout expires                -> 124
 //   loomrun gets SIGINT/TERM/HUP     -> 128 + signal
@@ -55,6 +57,7 @@ class Job {
     bool alive = false;
     bool connected = false;  // PMIx_Init reached the server
     bool finalized = false;  // PMIx_Finalize reached the server
+    bool exitedUnconnected = false;  // exited 0 without ever calling PMIx_Init
     std::unique_ptr<LineForwarder> out, err;
   };
 
@@ -66,6 +69,7 @@ class Job {
   void onSignals();
   void reap();
   void onRankExit(int rank, int waitStatus);
+  void failNeverInitialized(int rank);
   void checkDeadlines();
   void fail(int status, const std::string& message);
   void beginTeardown(int sig);

@@ -7,6 +7,12 @@
  *   die-in-rndv  rank 0 sends 16 MB to the last rank, which kills itself
  *                (SIGKILL) instead of receiving: rank 0 is blocked in the
  *                rendezvous and must not hang
+ *   no-init-late  the last rank returns 0 from main without MPI_Init, 0.3 s
+ *                 after the others went into MPI_Init (they wait for it in
+ *                 its fence): the job must fail at once, naming it
+ *   no-init-early the same, but the last rank exits at once and the others
+ *                 call MPI_Init 0.3 s later (the launcher learns of the exit
+ *                 before they connect)
  * The other ranks wait in a long sleep: the launcher must kill them. */
 #include <mpi.h>
 #include <stdio.h>
@@ -20,6 +26,18 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: faults MODE [CODE]\n");
     return 2;
+  }
+  if (!strncmp(argv[1], "no-init-", 8)) {
+    /* No MPI call may come first, so the launcher's PMIx rank says who is
+     * the last rank. */
+    const char* r = getenv("PMIX_RANK");
+    const char* n = getenv("LOOM_TEST_SIZE");
+    const int late = !strcmp(argv[1], "no-init-late");
+    if (r && n && atoi(r) == atoi(n) - 1) {
+      if (late) usleep(300000);
+      return 0;
+    }
+    if (!late) usleep(300000);
   }
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
