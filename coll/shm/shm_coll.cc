@@ -1,7 +1,5 @@
 #include "coll/shm/shm_coll.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,8 +25,35 @@ std::vector<ShmColl*>& active() {
 bool gHooked = false;
 
 struct Header {
-  std::atomic<int32_t> attached;  // ranks that mapped the segment; the last unlinks it
+  std::atomic<int32_t> attached;  // ranks that mapped the segment; the last unlinks a name
+  uint32_t ranks;                 // the communicator's size (for parked())
+  uint64_t number;                // the setup message's: a peer checks it mapped the right one
 };
+static_assert(sizeof(Header) <= 64);
+
+// Segments whose communicator rank 0 destroyed its context before every
+// peer had mapped them (a bcast root may finish and free the communicator
+// before the others even start): the memfd must stay reachable for them,
+// so rank 0 keeps descriptor and mapping here until the count is full.
+std::vector<segment::Segment>& parked() {
+  static std::vector<segment::Segment> list;
+  return list;
+}
+bool allAttached(const segment::Segment& s, int size) {
+  return static_cast<const Header*>(s.base)->attached.load(std::memory_order_acquire) >= size;
+}
+void sweepParked() {
+  auto& list = parked();
+  for (size_t i = 0; i < list.size();) {
+    if (allAttached(list[i], static_cast<int>(static_cast<Header*>(list[i].base)->ranks))) {
+      segment::unmap(&list[i]);
+      list[i] = list.back();
+      list.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
 
 constexpr size_t kPage = 4096;
 size_t roundUp(size_t n, size_t a) { return (n + a - 1) / a * a; }
@@ -82,15 +107,18 @@ ShmColl* ShmColl::forChecks(Comm* c) {
 ShmColl::ShmColl(Comm* c) : comm_(c), size_(c->size()), rank_(c->rank()), slot_(slotParam()) {
   // Rank 0 makes the segment and tells the others its number; they map it
   // when the number arrives (ready()). Nothing here waits for a peer.
+  sweepParked();
   auto s = std::make_unique<Schedule>(c, c->nextCollectiveTag());
+  Datatype* u64 = predefinedDatatype(reinterpret_cast<uintptr_t>(MPI_UINT64_T));
   if (rank_ == 0) {
     static uint64_t created = 0;
     number_ = ++created;
     setupStatus_ = create();
     if (!setupStatus_.isOk()) number_ = 0;  // tells the others it failed
-    for (int r = 1; r < size_; ++r) s->send(&number_, 1, predefinedDatatype(reinterpret_cast<uintptr_t>(MPI_UINT64_T)), r);
+    setupMsg_.number = number_;
+    for (int r = 1; r < size_; ++r) s->send(&setupMsg_, 2, u64, r);
   } else {
-    s->recv(&number_, 1, predefinedDatatype(reinterpret_cast<uintptr_t>(MPI_UINT64_T)), 0);
+    s->recv(&setupMsg_, 2, u64, 0);
   }
   Status st = Schedule::start(std::move(s), &setup_);
   if (!st.isOk() && setupStatus_.isOk()) setupStatus_ = st;
@@ -105,7 +133,17 @@ ShmColl::~ShmColl() {
   }
   for (ShmOp* op : pool_) delete op;
   for (ShmOp* op : queue_) delete op;
-  if (base_) munmap(base_, mapped_);
+  releaseWhenShared();
+  if (segment_.fd >= 0) {
+    parked().push_back(segment_);  // peers still to map it: see parked()
+  } else {
+    segment::unmap(&segment_);
+  }
+  sweepParked();
+}
+
+void ShmColl::releaseWhenShared() {
+  if (segment_.fd >= 0 && base_ && allAttached(segment_, size_)) segment::release(&segment_);
 }
 
 Status ShmColl::create() {
@@ -115,26 +153,15 @@ Status ShmColl::create() {
   mapped_ = slotsAt + static_cast<size_t>(size_) * kDepth * slot_;
   name_ = "/loom-" + jobNamespace() + "-coll-" + std::to_string(comm_->worldRank(0)) + "-" +
           std::to_string(number_);
-  int fd = shm_open(name_.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-  if (fd < 0)
-    return errorf(MPI_ERR_NO_MEM, "shm_open(%s) for the shared-memory collectives: %s "
-                  "(LOOM_COLL_SHM=0 turns them off)", name_.c_str(), std::strerror(errno));
-  if (ftruncate(fd, static_cast<off_t>(mapped_)) != 0) {
-    int e = errno;
-    close(fd);
-    shm_unlink(name_.c_str());
-    return errorf(MPI_ERR_NO_MEM, "ftruncate(%s, %zu) for the shared-memory collectives: %s",
-                  name_.c_str(), mapped_, std::strerror(e));
-  }
-  void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  if (p == MAP_FAILED) {
-    shm_unlink(name_.c_str());
-    return errorf(MPI_ERR_NO_MEM, "mmap of %zu bytes for the shared-memory collectives: %s",
-                  mapped_, std::strerror(errno));
-  }
+  Status st = segment::create(name_, mapped_, &segment_, &setupMsg_.handle);
+  if (!st.isOk())
+    return errorf(st.code(), "%s, for the shared-memory collectives (LOOM_COLL_SHM=0 turns "
+                  "them off)", st.message().c_str());
+  void* p = segment_.base;
   auto* h = new (p) Header;
-  h->attached.store(1, std::memory_order_relaxed);
+  h->ranks = static_cast<uint32_t>(size_);
+  h->number = number_;
+  h->attached.store(1, std::memory_order_release);
   base_ = p;
   flags_ = static_cast<std::byte*>(p) + flagsAt;
   slots_ = static_cast<std::byte*>(p) + slotsAt;
@@ -157,21 +184,20 @@ Status ShmColl::attach() {
   mapped_ = slotsAt + static_cast<size_t>(size_) * kDepth * slot_;
   name_ = "/loom-" + jobNamespace() + "-coll-" + std::to_string(comm_->worldRank(0)) + "-" +
           std::to_string(number_);
-  int fd = shm_open(name_.c_str(), O_RDWR, 0600);
-  if (fd < 0)
-    return errorf(MPI_ERR_INTERN, "shm_open(%s): %s", name_.c_str(), std::strerror(errno));
-  void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  if (p == MAP_FAILED)
-    return errorf(MPI_ERR_NO_MEM, "mmap of %zu bytes for the shared-memory collectives: %s",
-                  mapped_, std::strerror(errno));
+  LOOM_TRY(segment::attach(name_, mapped_, setupMsg_.handle, &segment_));
+  void* p = segment_.base;
+  auto* h = static_cast<Header*>(p);
+  if (h->number != number_) {
+    segment::unmap(&segment_);
+    return errorf(MPI_ERR_INTERN, "the shared-memory collectives' segment of rank 0 is not "
+                  "segment %llu", static_cast<unsigned long long>(number_));
+  }
   base_ = p;
   flags_ = static_cast<std::byte*>(p) + flagsAt;
   slots_ = static_cast<std::byte*>(p) + slotsAt;
   setPid();
-  auto* h = static_cast<Header*>(p);
   if (h->attached.fetch_add(1, std::memory_order_acq_rel) + 1 == size_)
-    shm_unlink(name_.c_str());
+    segment::unlinkName(&segment_);
   return Status::ok();
 }
 
@@ -181,8 +207,10 @@ bool ShmColl::ready() {
       setupStatus_ = errorf(setup_->statusError, "the shared-memory collectives' setup failed");
     Request::release(setup_);
     setup_ = nullptr;
+    number_ = setupMsg_.number;
     if (rank_ != 0 && setupStatus_.isOk()) setupStatus_ = attach();
   }
+  if (segment_.fd >= 0) releaseWhenShared();
   if (!setupStatus_.isOk()) return true;  // the ops fail with it
   return mapped();
 }

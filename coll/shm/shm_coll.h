@@ -3,10 +3,13 @@
 // of sending messages.
 //
 // The segment. One per communicator, made on the first shared-memory
-// collective: comm rank 0 creates /dev/shm/loom-<nspace>-coll-<rank>-<n>
-// (mode 0600), sends its number to the others on the collective channel
-// (an 8-byte message each, never a blocking wait, so MPI_I* stay
-// nonblocking), and they map it; the last to map it unlinks the name. It
+// collective: comm rank 0 creates it (core/segment.h: a memfd, never named
+// in /dev/shm) and sends its number, its pid and the memfd's descriptor
+// number to the others on the collective channel (a 16-byte message each,
+// never a blocking wait, so MPI_I* stay nonblocking); they take the
+// descriptor and map it, and rank 0 closes its descriptor once they all
+// have. Where segments must be named it is /dev/shm/loom-<nspace>-coll-
+// <rank>-<n> (mode 0600) and the last rank to map it unlinks the name. It
 // holds, per rank, one flag (its own 128-byte line) and kDepth (4) staging
 // slots of LOOM_COLL_SHM_SLOT bytes.
 //
@@ -42,6 +45,7 @@
 #include "coll/selector.h"
 #include "core/comm.h"
 #include "core/request.h"
+#include "core/segment.h"
 #include "core/status.h"
 
 namespace loom::coll {
@@ -180,13 +184,23 @@ class ShmColl {
   uint32_t blockedPolls_ = 0;  // drains that found the running op blocked
 
   // The mapping.
-  std::string name_;
+  std::string name_;          // the segment's name, where segments are named
+  segment::Segment segment_;  // on rank 0 also its memfd, until every rank took it
   void* base_ = nullptr;
   size_t mapped_ = 0;
   std::byte* flags_ = nullptr;
   std::byte* slots_ = nullptr;
+  // Rank 0: closes its memfd once every rank has mapped the segment.
+  void releaseWhenShared();
 
-  // Setup: rank 0 sends the segment's number, the others receive it.
+  // Setup: rank 0 sends this to the others (two uint64: number, pid and
+  // descriptor); number 0 says the creation failed.
+  struct SetupMsg {
+    uint64_t number = 0;
+    segment::Handle handle;
+  };
+  static_assert(sizeof(SetupMsg) == 16);
+  SetupMsg setupMsg_;
   uint64_t number_ = 0;
   Request* setup_ = nullptr;
   Status setupStatus_;

@@ -10,8 +10,11 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <span>
 
+#include "core/bootstrap.h"
 #include "core/log.h"
+#include "core/segment.h"
 #include "p2p/dtview.h"
 
 namespace loom::p2p::shm {
@@ -78,7 +81,8 @@ struct RxRing {
 // This process's view.
 struct State {
   Config cfg;
-  std::string name;        // shm_open name
+  std::string name;        // shm_open name (when segments are named, core/segment.h)
+  segment::Segment seg;    // the mapping (and, on the creator, its memfd until connect())
   void* base = nullptr;
   size_t bytes = 0;
   int me = 0;              // local index
@@ -93,6 +97,8 @@ struct State {
 } gS;
 
 const uint64_t kProbeWord = 0x5052424543484b21;  // read by peers to test CMA
+// Bootstrap key of local rank 0's segment handle (core/segment.h).
+constexpr const char* kSegmentKey = "loom.shm";
 
 size_t headerBytes();
 size_t ringStride() { return sizeof(RingControl) + gS.header->ringBytes; }
@@ -286,23 +292,19 @@ Status setup(const Config& cfg) {
   gS.bytes = headerBytes() + static_cast<size_t>(gS.n) * gS.n * (sizeof(RingControl) + ring);
 
   if (gS.me == 0) {
-    int fd = shm_open(gS.name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0)
-      return errorf(MPI_ERR_INTERN, "shm_open(%s): %s", gS.name.c_str(), std::strerror(errno));
-    if (ftruncate(fd, static_cast<off_t>(gS.bytes)) != 0) {
-      int e = errno;
-      close(fd);
-      shm_unlink(gS.name.c_str());
-      return errorf(MPI_ERR_INTERN, "ftruncate(%s, %zu): %s", gS.name.c_str(), gS.bytes,
-                    std::strerror(e));
+    // A memfd (or, where peers could not take one, a named segment): its
+    // handle goes to the others through the bootstrap's fence.
+    Bootstrap* boot = Bootstrap::current();
+    if (!boot) return errorf(MPI_ERR_INTERN, "shm: no bootstrap to publish the segment with");
+    segment::Handle handle;
+    LOOM_TRY(segment::create(gS.name, gS.bytes, &gS.seg, &handle));
+    Status st = boot->put(kSegmentKey, std::as_bytes(std::span(&handle, 1)));
+    if (!st.isOk()) {
+      segment::unlinkName(&gS.seg);
+      segment::unmap(&gS.seg);
+      return st;
     }
-    gS.base = mmap(nullptr, gS.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (gS.base == MAP_FAILED) {
-      gS.base = nullptr;
-      shm_unlink(gS.name.c_str());
-      return errorf(MPI_ERR_INTERN, "mmap of %zu bytes: %s", gS.bytes, std::strerror(errno));
-    }
+    gS.base = gS.seg.base;
     gS.header = new (gS.base) SegmentHeader();
     gS.header->localSize = static_cast<uint32_t>(gS.n);
     gS.header->ringBytes = ring;
@@ -321,28 +323,32 @@ Status setup(const Config& cfg) {
 Status connect() {
   if (gS.n < 2) return Status::ok();
   if (gS.me != 0) {
-    int fd = shm_open(gS.name.c_str(), O_RDWR, 0600);
-    if (fd < 0)
-      return errorf(MPI_ERR_INTERN, "shm_open(%s): %s", gS.name.c_str(), std::strerror(errno));
-    gS.base = mmap(nullptr, gS.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (gS.base == MAP_FAILED) {
-      gS.base = nullptr;
-      return errorf(MPI_ERR_INTERN, "mmap of %zu bytes: %s", gS.bytes, std::strerror(errno));
-    }
+    Bootstrap* boot = Bootstrap::current();
+    if (!boot) return errorf(MPI_ERR_INTERN, "shm: no bootstrap to find the segment with");
+    std::vector<std::byte> blob;
+    LOOM_TRY(boot->get(gS.cfg.localPeers[0], kSegmentKey, &blob));
+    segment::Handle handle;
+    if (blob.size() != sizeof handle)
+      return errorf(MPI_ERR_INTERN, "rank %d published a segment handle of %zu bytes",
+                    gS.cfg.localPeers[0], blob.size());
+    std::memcpy(&handle, blob.data(), sizeof handle);
+    LOOM_TRY(segment::attach(gS.name, gS.bytes, handle, &gS.seg));
+    gS.base = gS.seg.base;
     gS.header = static_cast<SegmentHeader*>(gS.base);
     if (gS.header->magic != kMagic || gS.header->localSize != static_cast<uint32_t>(gS.n))
       return errorf(MPI_ERR_INTERN, "shared segment %s is not this job's", gS.name.c_str());
   }
   gS.header->pid[gS.me] = getpid();
   gS.header->probeAddr[gS.me] = reinterpret_cast<uint64_t>(&kProbeWord);
-  // The last rank to map the segment removes its name: from here on it
-  // lives only as long as some rank maps it.
+  // A named segment: the last rank to map it removes its name, so from here
+  // on it lives only as long as some rank maps it (a memfd never had one).
   if (gS.header->attached.fetch_add(1, std::memory_order_acq_rel) + 1 ==
       static_cast<uint32_t>(gS.n))
-    shm_unlink(gS.name.c_str());
+    segment::unlinkName(&gS.seg);
   while (gS.header->attached.load(std::memory_order_acquire) != static_cast<uint32_t>(gS.n))
     sched_yield();  // every local rank is past the fence, so this is short
+  // Every peer holds its own mapping: the creator's memfd is no longer needed.
+  segment::release(&gS.seg);
 
   gS.localOf.assign(gS.cfg.localPeers.back() + 1, -1);
   for (int i = 0; i < gS.n; ++i) gS.localOf[gS.cfg.localPeers[i]] = i;
@@ -376,7 +382,7 @@ Status connect() {
 }
 
 void finalize() {
-  if (gS.base) munmap(gS.base, gS.bytes);
+  segment::unmap(&gS.seg);
   gS.base = nullptr;
   gS.header = nullptr;
   gS.n = 0;

@@ -9,10 +9,14 @@
 // publishes its `head` on a line of its own, read by the producer only when
 // the ring looks full.
 //
-// Lifetime: local rank 0 creates the segment (mode 0600, named after the
-// job) before the bootstrap fence; the others map it after the fence; the
-// last one to map it unlinks it, so nothing stays in /dev/shm even if the
-// job is killed later (loomrun also removes loom-<nspace>-* as a safety net).
+// Lifetime: local rank 0 creates the segment before the bootstrap fence and
+// publishes its handle (key loom.shm); the others map it after the fence.
+// It is a memfd that the others take from rank 0 (core/segment.h), so it is
+// never named in /dev/shm and goes away with the last mapping, whoever dies
+// when; rank 0 closes its descriptor once every local rank has mapped it.
+// Where a memfd cannot be shared it is named after the job (mode 0600) and
+// the last rank to map it unlinks it (loomrun also removes loom-<nspace>-*
+// after the job, as a safety net for a rank killed before that).
 #pragma once
 
 #include <string>

@@ -1,9 +1,11 @@
 #include "core/bootstrap.h"
 
 #include <pmix.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -14,6 +16,7 @@ namespace loom {
 namespace {
 
 pmix_proc_t gSelf;  // this process's PMIx name (valid while active)
+Bootstrap* gCurrent = nullptr;
 
 // Reads an unsigned integer of any width PMIx may hand back.
 bool valueToInt(const pmix_value_t* v, int64_t* out) {
@@ -103,6 +106,32 @@ Status resolveNodes(const pmix_proc_t& self, int size, std::vector<int>* nodeOfR
   return Status::ok();
 }
 
+// The launcher's PMIx server went away (loomrun killed with SIGKILL, the
+// node's daemon gone): nobody will ever complete a fence or tear this job
+// down, and a rank waiting in MPI would spin forever (a rank that is a
+// grandchild of loomrun, e.g. under `sh -c`, gets no parent-death signal).
+// Runs on PMIx's thread: leave at once, leaving nothing behind (segments
+// are memfds, core/segment.h).
+char gLostMessage[160];
+void onServerLost(size_t, pmix_status_t, const pmix_proc_t*, pmix_info_t[], size_t, pmix_info_t*,
+                  size_t, pmix_event_notification_cbfunc_fn_t, void*) {
+  ::signal(SIGPIPE, SIG_IGN);  // stderr may be a pipe to the dead launcher
+  ssize_t rc = ::write(STDERR_FILENO, gLostMessage, std::strlen(gLostMessage));
+  (void)rc;
+  std::_Exit(1);
+}
+
+void exitWhenServerLost(int rank) {
+  std::snprintf(gLostMessage, sizeof gLostMessage,
+                "loom: rank %d: lost the connection to the launcher's PMIx server; exiting\n",
+                rank);
+  pmix_status_t codes[] = {PMIX_ERR_LOST_CONNECTION, PMIX_ERR_UNREACH};
+  pmix_status_t rc = PMIx_Register_event_handler(codes, 2, nullptr, 0, onServerLost, nullptr,
+                                                 nullptr);
+  if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
+    log::debug("boot", "cannot watch the PMIx server connection: %s", PMIx_Error_string(rc));
+}
+
 std::string localHostname() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
@@ -111,8 +140,11 @@ std::string localHostname() {
 
 }  // namespace
 
+Bootstrap* Bootstrap::current() { return gCurrent; }
+
 Status Bootstrap::init(ProcInfo* info) {
   info_ = info;
+  gCurrent = this;
   const char* ns = std::getenv("PMIX_NAMESPACE");
   const char* rk = std::getenv("PMIX_RANK");
   std::string nodeName = params::getString("LOOM_NODE_NAME");
@@ -139,6 +171,7 @@ Status Bootstrap::init(ProcInfo* info) {
   info->singleton = false;
   info->nspace = gSelf.nspace;
   info->rank = static_cast<int>(gSelf.rank);
+  exitWhenServerLost(info->rank);
 
   pmix_proc_t job;
   PMIX_PROC_LOAD(&job, gSelf.nspace, PMIX_RANK_WILDCARD);

@@ -44,6 +44,10 @@ constexpr Param kParams[] = {
      "Use CMA (process_vm_readv) at all: auto (probe at start-up, fall back silently when "
      "forbidden), 1, 0"},
     {"LOOM_SHM_PIPELINE_CHUNK", "64k", "Chunk size of the rendezvous copy pipeline"},
+    {"LOOM_SHM_SEGMENT", "auto",
+     "How ranks of a node share a shared-memory segment: auto (an unnamed memfd the others "
+     "take with pidfd_getfd or /proc/<pid>/fd, never left in /dev/shm), name (named in "
+     "/dev/shm, unlinked once every local rank mapped it)"},
     {"LOOM_SHM_NT", "auto",
      "Copy-pipeline messages from LOOM_SHM_NT_MIN up: auto (cached or streamed past the "
      "caches with non-temporal stores, whichever the receiver measured cheaper lately, per "

@@ -13,6 +13,18 @@
  *   no-init-early the same, but the last rank exits at once and the others
  *                 call MPI_Init 0.3 s later (the launcher learns of the exit
  *                 before they connect)
+ * The kill-launcher modes end the job by killing loomrun (the rank's parent)
+ * with SIGKILL, as a user or a batch system might; no rank may outlive it
+ * and nothing may remain in /dev/shm (scripts/kill_launcher.sh checks):
+ *   kill-launcher-in-init  the last rank, before MPI_Init, 0.3 s after the
+ *                 others went into it (local rank 0 has created the node's
+ *                 segment, the others have not mapped it yet)
+ *   kill-launcher-in-coll  after MPI_Init: rank 0 starts an MPI_Ibarrier
+ *                 (it creates the communicator's collective segment), then
+ *                 tells the last rank, which kills loomrun before any
+ *                 collective of its own (so it never mapped that segment)
+ *   spin          ranks loop over allreduce and a 1 MiB bcast after rank 0
+ *                 printed "ready": the test kills loomrun from outside
  * The other ranks wait in a long sleep: the launcher must kill them. */
 #include <mpi.h>
 #include <stdio.h>
@@ -22,7 +34,7 @@
 #include <unistd.h>
 
 int main(int argc, char** argv) {
-  int rank, size, v;
+  int rank, size, v = 0;
   if (argc < 2) {
     fprintf(stderr, "usage: faults MODE [CODE]\n");
     return 2;
@@ -39,10 +51,45 @@ int main(int argc, char** argv) {
     }
     if (!late) usleep(300000);
   }
+  if (!strcmp(argv[1], "kill-launcher-in-init")) {
+    const char* r = getenv("PMIX_RANK");
+    const char* n = getenv("LOOM_TEST_SIZE");
+    if (r && n && atoi(r) == atoi(n) - 1) {
+      usleep(300000);
+      kill(getppid(), SIGKILL);
+      for (;;) pause(); /* the parent-death signal ends it */
+    }
+  }
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int culprit = size - 1;
+  if (!strcmp(argv[1], "kill-launcher-in-coll") && size > 1) {
+    if (rank == 0) {
+      MPI_Request req;
+      MPI_Ibarrier(MPI_COMM_WORLD, &req);
+      MPI_Send(&v, 1, MPI_INT, culprit, 2, MPI_COMM_WORLD);
+    } else if (rank == culprit) {
+      MPI_Recv(&v, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      kill(getppid(), SIGKILL);
+    }
+    for (;;) pause();
+  }
+  if (!strcmp(argv[1], "spin")) {
+    static char buf[1 << 20];
+    int one = 1, sum;
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Barrier(dup);
+    if (rank == 0) {
+      printf("ready\n");
+      fflush(stdout);
+    }
+    for (;;) {
+      MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, dup);
+      MPI_Bcast(buf, (int)sizeof buf, MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+  }
   if (!strcmp(argv[1], "die-in-rndv") && size > 1) {
     if (rank == 0) {
       static char big[16 << 20];
