@@ -516,6 +516,7 @@ Status setup(const JobInfo& job) {
   shm::Config cfg;
   cfg.nspace = job.proc->nspace;
   cfg.nodeId = job.proc->nodeId;
+  cfg.boot = job.boot;
   cfg.localPeers = job.proc->localPeers;
   cfg.myJobRank = E.me;
   cfg.ringBytes = static_cast<size_t>(params::getInt("LOOM_SHM_RING_BYTES"));

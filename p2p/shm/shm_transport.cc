@@ -294,8 +294,7 @@ Status setup(const Config& cfg) {
   if (gS.me == 0) {
     // A memfd (or, where peers could not take one, a named segment): its
     // handle goes to the others through the bootstrap's fence.
-    Bootstrap* boot = Bootstrap::current();
-    if (!boot) return errorf(MPI_ERR_INTERN, "shm: no bootstrap to publish the segment with");
+    Bootstrap* boot = gS.cfg.boot;
     segment::Handle handle;
     LOOM_TRY(segment::create(gS.name, gS.bytes, &gS.seg, &handle));
     Status st = boot->put(kSegmentKey, std::as_bytes(std::span(&handle, 1)));
@@ -323,8 +322,7 @@ Status setup(const Config& cfg) {
 Status connect() {
   if (gS.n < 2) return Status::ok();
   if (gS.me != 0) {
-    Bootstrap* boot = Bootstrap::current();
-    if (!boot) return errorf(MPI_ERR_INTERN, "shm: no bootstrap to find the segment with");
+    Bootstrap* boot = gS.cfg.boot;
     std::vector<std::byte> blob;
     LOOM_TRY(boot->get(gS.cfg.localPeers[0], kSegmentKey, &blob));
     segment::Handle handle;

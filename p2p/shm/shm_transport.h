@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bootstrap.h"
 #include "core/status.h"
 #include "p2p/transport.h"
 
@@ -30,6 +31,7 @@ namespace loom::p2p::shm {
 struct Config {
   std::string nspace;          // names the segment
   int nodeId = 0;              // with the node id
+  Bootstrap* boot = nullptr;   // passes the segment's handle to the node's ranks
   std::vector<int> localPeers; // job ranks on this node, ascending
   int myJobRank = 0;
   size_t ringBytes = 1 << 20;

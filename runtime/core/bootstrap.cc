@@ -16,7 +16,6 @@ namespace loom {
 namespace {
 
 pmix_proc_t gSelf;  // this process's PMIx name (valid while active)
-Bootstrap* gCurrent = nullptr;
 
 // Reads an unsigned integer of any width PMIx may hand back.
 bool valueToInt(const pmix_value_t* v, int64_t* out) {
@@ -140,11 +139,8 @@ std::string localHostname() {
 
 }  // namespace
 
-Bootstrap* Bootstrap::current() { return gCurrent; }
-
 Status Bootstrap::init(ProcInfo* info) {
   info_ = info;
-  gCurrent = this;
   const char* ns = std::getenv("PMIX_NAMESPACE");
   const char* rk = std::getenv("PMIX_RANK");
   std::string nodeName = params::getString("LOOM_NODE_NAME");

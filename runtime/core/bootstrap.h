@@ -60,11 +60,6 @@ class Bootstrap {
 
   bool active() const { return active_; }
 
-  // The process's instance once init() ran (PMIx is per process), for code
-  // that is not handed one: the shm transport publishes its segment's
-  // handle with it (p2p::setup does not pass JobInfo::boot down).
-  static Bootstrap* current();
-
  private:
   bool active_ = false;  // PMIx_Init succeeded and not yet finalized
   ProcInfo* info_ = nullptr;
