@@ -4,3 +4,11 @@
 #pragma once
 
 #include "coll/selector.h"
+
+namespace loom::coll {
+
+// MPI_Finalize, before its barrier: a collective that failed on this rank
+// is made known to the peers that may still wait in it (ShmColl::fail).
+void settleFailures();
+
+}  // namespace loom::coll

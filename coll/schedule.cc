@@ -208,6 +208,18 @@ void Schedule::poisonPeers() {
   }
 }
 
+// Completes the schedule's request with status_: on an error, its peers
+// learn of it (poisonPeers), and so does the shared-memory context
+// (onFail_); a probed call leaves the call log.
+void Schedule::complete() {
+  poisonPeers();
+  if (!status_.isOk() && onFail_) onFail_(checkCtx_, status_);
+  if (probes_) callEnded(comm_, tag_, sig_);
+  request_->statusError = status_.code();
+  request_->error = status_;
+  request_->finish();
+}
+
 int Schedule::pollAll(void*) {
   auto& list = active();
   int events = 0;
@@ -216,11 +228,7 @@ int Schedule::pollAll(void*) {
     if (s->advance()) {
       list[i] = list.back();
       list.pop_back();
-      s->poisonPeers();
-      if (s->probes_) callEnded(s->comm_, s->tag_, s->sig_);
-      s->request_->statusError = s->status_.code();
-      s->request_->error = s->status_;
-      s->request_->finish();
+      s->complete();
       delete s;
       ++events;
     } else {
@@ -246,13 +254,9 @@ Status Schedule::start(std::unique_ptr<Schedule> s, Request** out) {
   // Run as far as possible now: many rounds complete at once (local steps,
   // messages already waiting), and a one-rank schedule completes here.
   if (raw->advance()) {
-    raw->poisonPeers();
-    if (raw->probes_) callEnded(raw->comm_, raw->tag_, raw->sig_);
-    r->statusError = raw->status_.code();
-    r->error = raw->status_;
     Status st = raw->status_;
+    raw->complete();
     delete raw;
-    r->finish();
     return st;
   }
   active().push_back(raw);

@@ -59,9 +59,13 @@ class Schedule {
   // the ranks' descriptions of the call (ShmColl::checkCall), so a peer that
   // passed another root makes this rank fail rather than hang.
   using CheckFn = Status (*)(void* ctx, const Schedule& s);
-  void setCheck(CheckFn fn, void* ctx) {
+  // Told when the schedule ends with an error (same ctx as the check): the
+  // selector poisons the communicator's shared-memory context with it.
+  using FailFn = void (*)(void* ctx, const Status& st);
+  void setCheck(CheckFn fn, void* ctx, FailFn onFail = nullptr) {
     check_ = fn;
     checkCtx_ = ctx;
+    onFail_ = onFail;
   }
 
   // The call's signature (callSignature in selector.h), carried by every
@@ -122,6 +126,9 @@ class Schedule {
   bool probes_ = false;   // enableProbes()
   bool probed_ = false;   // this call's probes are sent
   std::chrono::steady_clock::time_point waitingSince_, lastCheck_;  // waitChecks()
+  FailFn onFail_ = nullptr;
+  // Completes the schedule's request (with status_), telling onFail_.
+  void complete();
   uint32_t idle_ = 0;  // polls that found the round incomplete
   Status checkMessage(const Request& r) const;
   Status waitChecks();

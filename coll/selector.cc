@@ -341,37 +341,50 @@ struct CallCheck {
   Collective coll;
   int root;
   uint64_t bytes;
-  bool signed_;  // false while the context's segment was not mapped yet
+  uint64_t call;
 };
-Status checkCall(void* p, const Schedule& s) {
+Status checkCall(void* p, const Schedule&) {
   auto* c = static_cast<CallCheck*>(p);
-  if (!c->signed_) c->signed_ = c->ctx->signCall(s.tag(), c->coll, c->root, c->bytes);
-  return c->ctx->checkCall(s.tag(), c->coll, c->root, c->bytes);
+  return c->ctx->checkCall(c->call, c->coll, c->root, c->bytes);
+}
+void callFailed(void* p, const Status& st) {
+  auto* c = static_cast<CallCheck*>(p);
+  c->ctx->fail(st, c->call);
 }
 }  // namespace
 
 Status run(const CollArgs& args, Request** out) {
+  // Every call takes the communicator's next tag and number, whichever
+  // algorithm runs it (a shared-memory op sends nothing, but is described
+  // by the number): ranks whose arguments differ pick different algorithms,
+  // and their tags must still agree for the next calls.
+  CollArgs call = args;
+  call.tag = args.comm->nextCollectiveTag();
+  call.call = args.comm->collectiveCalls();
+  // The context (made now if this is the communicator's first call) checks
+  // the call's description against the peers', and refuses every call once
+  // one failed somewhere (ShmColl, "Calls that fail").
+  ShmColl* ctx = args.comm->size() > 1 ? ShmColl::forChecks(args.comm) : nullptr;
+  if (ctx) LOOM_TRY(ctx->failure(call.call));
   const Algorithm* a = nullptr;
-  LOOM_TRY(select(args, &a));
+  LOOM_TRY(select(call, &a));
   if (a->start) {
     if (args.comm->rank() == 0 && log::enabled("coll"))
       log::debug("coll", "%s: %s, %zu bytes, %d ranks: %s",
                  args.comm->name().empty() ? "communicator" : args.comm->name().c_str(),
                  collectiveName(args.coll), args.bytes, args.comm->size(), a->name);
-    return a->start(args, out);
+    return a->start(call, out);
   }
-  auto s = std::make_unique<Schedule>(args.comm, args.comm->nextCollectiveTag());
+  auto s = std::make_unique<Schedule>(args.comm, call.tag);
   s->setSignature(callSignature(args.coll, args.root, args.op));
-  LOOM_TRY(a->build(*s, args));
-  if (args.comm->size() > 1) {
-    if (ShmColl* ctx = ShmColl::forChecks(args.comm)) {
-      const bool done = ctx->signCall(s->tag(), args.coll, args.root, args.bytes);
-      auto* c = new (s->scratch(sizeof(CallCheck)))
-          CallCheck{ctx, args.coll, args.root, static_cast<uint64_t>(args.bytes), done};
-      s->setCheck(checkCall, c);
-    } else {
-      s->enableProbes();
-    }
+  LOOM_TRY(a->build(*s, call));
+  if (ctx) {
+    ctx->signCall(call.call, args.coll, args.root, args.bytes);
+    auto* c = new (s->scratch(sizeof(CallCheck)))
+        CallCheck{ctx, args.coll, args.root, static_cast<uint64_t>(args.bytes), call.call};
+    s->setCheck(checkCall, c, callFailed);
+  } else if (args.comm->size() > 1) {
+    s->enableProbes();
   }
   if (args.comm->rank() == 0 && log::enabled("coll"))
     log::debug("coll", "%s: %s, %zu bytes, %d ranks: %s (%zu rounds)",

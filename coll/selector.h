@@ -67,6 +67,12 @@ struct CollArgs {
   // The caller waits for the call (a blocking collective): an algorithm that
   // finishes it at once may return without a request (*out = nullptr).
   bool blocking = false;
+  // The call's collective tag (Comm::nextCollectiveTag), drawn by run() for
+  // every call: a schedule's messages carry it. `call` is the call's number
+  // on the communicator (Comm::collectiveCalls, the same on every rank, never
+  // repeated), which describes it in the shared-memory context's checks.
+  int tag = 0;
+  uint64_t call = 0;
 };
 
 struct Algorithm {

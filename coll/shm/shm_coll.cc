@@ -24,12 +24,7 @@ std::vector<ShmColl*>& active() {
 }
 bool gHooked = false;
 
-struct Header {
-  std::atomic<int32_t> attached;  // ranks that mapped the segment; the last unlinks a name
-  uint32_t ranks;                 // the communicator's size (for parked())
-  uint64_t number;                // the setup message's: a peer checks it mapped the right one
-};
-static_assert(sizeof(Header) <= 64);
+using Header = ShmSegmentHeader;
 
 // Segments whose communicator rank 0 destroyed its context before every
 // peer had mapped them (a bcast root may finish and free the communicator
@@ -104,11 +99,19 @@ ShmColl* ShmColl::forChecks(Comm* c) {
   return contextOf(c);
 }
 
+// The setup message's tag: above every call's (Comm::nextCollectiveTag),
+// below the API layer's internal helpers. Not a call's tag: whether a call
+// creates the context depends on the algorithm this rank picked, and ranks
+// whose arguments differ pick differently. Drawing a call tag here made
+// their tags differ from then on, and the setup message could match the
+// other ranks' data of the call (a 16 MiB bcast met the 8-byte receive).
+constexpr int kSetupTag = static_cast<int>(Comm::kCollTagSpan);
+
 ShmColl::ShmColl(Comm* c) : comm_(c), size_(c->size()), rank_(c->rank()), slot_(slotParam()) {
   // Rank 0 makes the segment and tells the others its number; they map it
   // when the number arrives (ready()). Nothing here waits for a peer.
   sweepParked();
-  auto s = std::make_unique<Schedule>(c, c->nextCollectiveTag());
+  auto s = std::make_unique<Schedule>(c, kSetupTag);
   Datatype* u64 = predefinedDatatype(reinterpret_cast<uintptr_t>(MPI_UINT64_T));
   if (rank_ == 0) {
     static uint64_t created = 0;
@@ -127,10 +130,13 @@ ShmColl::ShmColl(Comm* c) : comm_(c), size_(c->size()), rank_(c->rank()), slot_(
 ShmColl::~ShmColl() {
   auto& list = active();
   list.erase(std::remove(list.begin(), list.end(), this), list.end());
-  if (setup_) {
-    progress::waitUntil([this] { return setup_->complete; });
-    Request::release(setup_);
+  if (setup_) progress::waitUntil([this] { return setup_->complete; });
+  if (failurePending_) {  // peers may still wait to learn that a call failed here
+    ready();
+    flushPending();
   }
+  if (setup_) Request::release(setup_);
+  setup_ = nullptr;
   for (ShmOp* op : pool_) delete op;
   for (ShmOp* op : queue_) delete op;
   releaseWhenShared();
@@ -209,6 +215,7 @@ bool ShmColl::ready() {
     setup_ = nullptr;
     number_ = setupMsg_.number;
     if (rank_ != 0 && setupStatus_.isOk()) setupStatus_ = attach();
+    flushPending();
   }
   if (segment_.fd >= 0) releaseWhenShared();
   if (!setupStatus_.isOk()) return true;  // the ops fail with it
@@ -239,102 +246,15 @@ void ShmColl::finish(ShmOp* op) {
   pool_.push_back(op);
 }
 
-// What each rank says of a call, so that ranks that passed different
-// arguments find out instead of hanging or mixing data: which call (`id`,
-// written last), collective, root and bytes. Two per rank, next to its flag:
-// at +16 the running shared-memory op (id = its first step), at +64 the
-// latest message-based call (id = its collective tag + 1; signCall).
-struct ShmColl::Signature {
-  std::atomic<uint64_t> id;
-  uint64_t bytes;
-  uint32_t coll;
-  int32_t root;
-
-  void write(uint64_t callId, Collective c, int r, uint64_t b) {
-    id.store(0, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-    bytes = b;
-    coll = static_cast<uint32_t>(c);
-    root = r;
-    id.store(callId, std::memory_order_release);
-  }
-
-  // The difference between this call and rank `r`'s description of it, if
-  // r describes the same call (a peer on another call is not compared).
-  Status compare(int r, uint64_t callId, Collective c, int myRoot, uint64_t myBytes,
-                 bool checkRoot, bool checkBytes) const {
-    if (id.load(std::memory_order_acquire) != callId) return Status::ok();
-    const uint64_t b = bytes;
-    const uint32_t theirs = coll;
-    const int32_t ro = root;
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if (id.load(std::memory_order_relaxed) != callId) return Status::ok();  // rewritten meanwhile
-    if (theirs != static_cast<uint32_t>(c))
-      return errorf(MPI_ERR_OTHER, "rank %d called %s where this rank called %s", r,
-                    collectiveName(static_cast<Collective>(theirs)), collectiveName(c));
-    if (checkRoot && ro != myRoot)
-      return errorf(MPI_ERR_ROOT, "rank %d passed root %d where this rank passed %d", r, ro,
-                    myRoot);
-    if (checkBytes && b != myBytes)
-      return errorf(MPI_ERR_TRUNCATE, "rank %d passed %llu bytes where this rank passed %llu "
-                    "(counts or datatypes differ)", r, static_cast<unsigned long long>(b),
-                    static_cast<unsigned long long>(myBytes));
-    return Status::ok();
-  }
-};
-
-ShmColl::Signature& ShmColl::signature(int r, size_t at) const {
-  return *reinterpret_cast<Signature*>(flags_ + static_cast<size_t>(r) * kFlagStride + at);
+void ShmColl::settleAll() {
+  progress::waitUntil([] {
+    for (ShmColl* c : active())
+      if (c->failurePending_ && c->setupStatus_.isOk()) return false;
+    return true;
+  });
 }
 
-void ShmColl::sign(const ShmOp& op) {
-  signature(rank_, kOpSignature).write(op.base, op.args.coll, op.args.root, op.bytes);
-}
-
-Status ShmColl::compare(const ShmOp& op, int r) const {
-  return signature(r, kOpSignature)
-      .compare(r, op.base, op.args.coll, op.args.root, op.bytes, true, true);
-}
-
-Status ShmColl::checkSignatures(const ShmOp& op) const {
-  for (int r = 0; r < size_; ++r) {
-    if (r == rank_) continue;
-    Status st = compare(op, r);
-    if (!st.isOk()) return st;
-  }
-  return Status::ok();
-}
-
-namespace {
-// Which arguments of a message-based call must agree on every rank: the
-// root of rooted collectives; the bytes where every rank passes the same
-// count (gather and scatter pass different counts at the root, by design).
-bool rooted(Collective c) {
-  return c == Collective::kBcast || c == Collective::kReduce || c == Collective::kGather ||
-         c == Collective::kGatherv || c == Collective::kScatter || c == Collective::kScatterv;
-}
-bool sized(Collective c) {
-  return c == Collective::kBcast || c == Collective::kReduce || c == Collective::kAllreduce;
-}
-}  // namespace
-
-bool ShmColl::signCall(int tag, Collective coll, int root, uint64_t bytes) {
-  if (!ready() || !setupStatus_.isOk()) return false;
-  signature(rank_, kCallSignature).write(static_cast<uint64_t>(tag) + 1, coll, root, bytes);
-  return true;
-}
-
-Status ShmColl::checkCall(int tag, Collective coll, int root, uint64_t bytes) {
-  if (!ready() || !setupStatus_.isOk()) return Status::ok();
-  for (int r = 0; r < size_; ++r) {
-    if (r == rank_) continue;
-    Status st = signature(r, kCallSignature)
-                    .compare(r, static_cast<uint64_t>(tag) + 1, coll, root, bytes, rooted(coll),
-                             sized(coll));
-    if (!st.isOk()) return st;
-  }
-  return Status::ok();
-}
+void settleFailures() { ShmColl::settleAll(); }
 
 bool ShmColl::drain() {
   while (!queue_.empty()) {
@@ -357,10 +277,16 @@ bool ShmColl::drain() {
       Status st = mismatch_;
       mismatch_ = Status::ok();
       if (st.isOk() && !done && ++blockedPolls_ % 64 == 0) st = checkSignatures(*op);
+      // A peer that gave up on this call published its steps: what they
+      // seem to hold is not data (one header load per call). Say what
+      // differed if this call's descriptions show it.
+      if (st.isOk() && done && poisoned()) st = checkSignatures(*op);
       if (!st.isOk()) {
-        // Give up on this call, but publish its steps so no peer waits for
-        // them (each will find the mismatch, or read what is there).
+        // Give up on this call, poison the communicator, and then publish
+        // the call's steps so no peer waits for them: a peer that sees them
+        // sees the failure too.
         op->status = st;
+        fail(st, op->args.call);
         publish(op->base + op->steps - 1);
       } else if (!done) {
         return false;
@@ -372,15 +298,27 @@ bool ShmColl::drain() {
   return true;
 }
 
+void ShmColl::poll() {
+  if (polled_) return;
+  if (!gHooked) {
+    progress::add(pollAll, nullptr);
+    gHooked = true;
+  }
+  active().push_back(this);
+  polled_ = true;
+}
+
 int ShmColl::pollAll(void*) {
   auto& list = active();
   int events = 0;
   for (size_t i = 0; i < list.size();) {
     ShmColl* c = list[i];
     const size_t before = c->queue_.size();
-    const bool empty = c->drain();
+    bool idle = c->drain();
     events += static_cast<int>(before - c->queue_.size());
-    if (empty) {
+    // A failure of this rank waits for the segment to be mapped.
+    if (c->failurePending_) idle = c->ready() && c->flushPending() && idle;
+    if (idle) {
       c->polled_ = false;
       list[i] = list.back();
       list.pop_back();
@@ -394,6 +332,7 @@ int ShmColl::pollAll(void*) {
 Status ShmColl::start(ShmOp* op, Request** out) {
   op->base = nextStep_;
   nextStep_ += op->steps;
+  remember(descOf(*op));
   op->request = nullptr;
   queue_.push_back(op);
   // A call whose peers are there is done at once (op is then pooled, intact);
@@ -422,14 +361,7 @@ Status ShmColl::start(ShmOp* op, Request** out) {
     return op->status;
   }
   op->request = r;
-  if (!polled_) {
-    if (!gHooked) {
-      progress::add(pollAll, nullptr);
-      gHooked = true;
-    }
-    active().push_back(this);
-    polled_ = true;
-  }
+  poll();
   return Status::ok();
 }
 

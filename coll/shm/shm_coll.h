@@ -32,6 +32,20 @@
 // from one progress hook; a blocking collective starts its op and waits on
 // its request like any other. A call whose peers are all there completes
 // inside start(), without the hook.
+//
+// Calls that fail. Ranks that passed different arguments may pick different
+// algorithms for the same call (the rules key on this rank's bytes): one
+// rank runs a shared-memory op, another a schedule, or both the same op
+// with a different number of steps. Each rank then describes the call
+// (signatures, keyed by the call's number on the communicator, which every
+// rank counts alike whatever runs the call; shm_checks.cc) and a blocked
+// rank compares its peers' descriptions, so it fails instead of waiting
+// forever. After such a
+// failure the ranks no longer agree on the steps the next calls use, so a
+// failed call poisons the communicator: its rank writes the failure into
+// the segment's header (at once, or as soon as the segment is mapped), and
+// every later collective on the communicator fails at once on every rank,
+// as does any call still blocked (it checks the header while it waits).
 #pragma once
 
 #include <atomic>
@@ -51,6 +65,22 @@
 namespace loom::coll {
 
 class ShmColl;
+
+// The start of a communicator's segment (its first 64 bytes).
+struct ShmSegmentHeader {
+  std::atomic<int32_t> attached;  // ranks that mapped the segment; the last unlinks a name
+  uint32_t ranks;                 // the communicator's size (for the parked segments)
+  uint64_t number;                // the setup message's: a peer checks it mapped the right one
+  // A collective on the communicator failed (ShmColl::fail): the first
+  // failing rank claims these, writes where and which call (its number),
+  // then the error class (release: a reader that sees it sees the rest).
+  std::atomic<int32_t> failureClaimed;
+  std::atomic<int32_t> failedCode;
+  int32_t failedRank;
+  uint32_t reserved;
+  uint64_t failedCall;
+};
+static_assert(sizeof(ShmSegmentHeader) <= 64);
 
 // One collective call on the segment.
 struct ShmOp {
@@ -101,13 +131,31 @@ class ShmColl {
   Status start(ShmOp* op, Request** out);
 
   // Message-based calls (schedules) on this communicator describe
-  // themselves too, in the second line of the rank's flag pair: `id` is the
-  // call's collective tag + 1, which every rank computes alike. A rank
+  // themselves too, in the second line of the rank's flag pair, by the
+  // call's number (CollArgs::call), which every rank computes alike. A rank
   // blocked in such a call compares (checkCall) and learns that a peer passed
-  // another collective, root or size instead of waiting forever. Both do
-  // nothing until the context's segment is mapped.
-  bool signCall(int tag, Collective coll, int root, uint64_t bytes);  // false: not mapped yet
-  Status checkCall(int tag, Collective coll, int root, uint64_t bytes);
+  // another collective, root or size (to its schedule or its shared-memory
+  // op) instead of waiting forever. A call signed before the segment is
+  // mapped is written when it is.
+  void signCall(uint64_t call, Collective coll, int root, uint64_t bytes);
+  Status checkCall(uint64_t call, Collective coll, int root, uint64_t bytes);
+
+  // Call number `call` (CollArgs::call) of this rank on the communicator
+  // failed: poisons the communicator (see "Calls that fail" above); the
+  // first failure counts.
+  void fail(const Status& st, uint64_t call);
+  // Ok, or the failure call `call` must return at once because an earlier
+  // call failed on some rank. (A peer that failed this same call is no
+  // reason: the call runs and finds out what differed.)
+  Status failure(uint64_t call) {
+    if (mapped() && !poisoned()) [[likely]]
+      return Status::ok();  // on every call: one header load
+    return failureSlow(call);
+  }
+  // Waits until every failure of this rank is written where its peers can
+  // see it (MPI_Finalize, before its barrier: a peer may still be blocked
+  // in the call that failed here, waiting to learn of it).
+  static void settleAll();
 
   // --- For the algorithms (only while an op runs: the segment is mapped).
   // Rank r's slot for step k.
@@ -155,13 +203,39 @@ class ShmColl {
   Status create();
   Status attach();
   void setPid();
+  // What a rank says of one call (shm_checks.cc).
+  struct Desc {
+    uint64_t call = 0;  // the call's number (CollArgs::call; 0: none)
+    uint64_t bytes = 0;
+    Collective coll = Collective::kBarrier;
+    int root = 0;
+  };
   struct Signature;
   static constexpr size_t kOpSignature = 16;    // byte offsets in a rank's flag pair
   static constexpr size_t kCallSignature = 64;
   Signature& signature(int r, size_t at) const;
+  static Desc descOf(const ShmOp& op);
   void sign(const ShmOp& op);
-  Status checkSignatures(const ShmOp& op) const;
+  Status checkSignatures(const ShmOp& op);
   Status compare(const ShmOp& op, int r) const;
+  Status checkPeer(int r, const Desc& mine) const;
+  static Status differ(int r, const Desc& theirs, const Desc& mine, bool strict, bool earlier);
+  // This rank's own last calls, to judge a peer still in one of them.
+  static constexpr size_t kHistory = 16;
+  Desc history_[kHistory];
+  void remember(const Desc& d);
+  const Desc* remembered(uint64_t call) const;
+  // This context's pending writes (a call signature, a failure) once the
+  // segment is mapped; true when nothing is left to write.
+  bool flushPending();
+  Status sharedFailure();  // a failure a rank wrote into the header, if any
+  Status failureSlow(uint64_t call);
+  // Whether any is known or written (one header load: on every call).
+  bool poisoned() const {
+    return !failed_.isOk() ||
+           (base_ && static_cast<const ShmSegmentHeader*>(base_)->failedCode.load(
+                         std::memory_order_acquire) != 0);
+  }
   // Compares rank r's signature with the running call's (if r describes
   // the same call), remembering the first mismatch in mismatch_.
   void verify(int r) {
@@ -209,7 +283,17 @@ class ShmColl {
   std::deque<ShmOp*> queue_;  // started, not done, in call order
   std::vector<ShmOp*> pool_;  // free ops
   bool polled_ = false;       // in the progress hook's list
+  void poll();                // puts the context in the progress hook's list
+
+  // Written once the segment is mapped: the latest message-based call's
+  // description (call 0: none), and this rank's failure.
+  Desc pendingCall_;
+  Status failed_;             // the communicator's first known failure
+  int failedRank_ = -1;       // where it happened
+  uint64_t failedCall_ = 0;   // in which call (CollArgs::call)
+  bool failurePending_ = false;  // ours, not yet written into the header
 };
+
 
 // The shared-memory algorithms' supports(): the communicator can have a
 // context (ShmColl::eligible) and, for reductions, the op can run on the

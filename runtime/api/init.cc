@@ -9,6 +9,7 @@
 #include "api/bsend.h"
 #include "api/comm_internal.h"
 #include "api/runtime.h"
+#include "coll/coll.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "core/progress.h"
@@ -148,6 +149,9 @@ extern "C" int PMPI_Finalize(void) {
   loom::api::deleteAttributes(r.world.get(), MPI_COMM_WORLD);
   // Buffered sends still in the attached buffer are delivered first.
   loom::api::flushBufferedSends();
+  // A collective that failed here is made known to the peers first: one may
+  // still wait in it, and would never reach the barrier below.
+  loom::coll::settleFailures();
   // Records still queued (control records of finished rendezvous, sends
   // libfabric has not taken yet) leave before the barrier: blocked there, a
   // rank moves nothing.

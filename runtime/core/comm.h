@@ -76,6 +76,9 @@ class Comm : public HandlePool<Comm> {
     int t = static_cast<int>(collSeq_++ % kCollTagSpan);
     return t;
   }
+  // How many tags were drawn: the number of the latest call (1, 2, ...),
+  // which, unlike its tag, never repeats.
+  uint64_t collectiveCalls() const { return collSeq_; }
   static constexpr uint32_t kCollTagSpan = 0x400000;  // below the internal helpers' tags
 
   // Attributes in the order they were first set (deleted in reverse).
@@ -112,7 +115,7 @@ class Comm : public HandlePool<Comm> {
   Group* group_;
   int rank_;
   int refs_ = 1;
-  uint32_t collSeq_ = 0;
+  uint64_t collSeq_ = 0;
   bool ownsContextId_ = false;
   std::string name_;
   Errhandler* errhandler_ = &gErrorsAreFatal;

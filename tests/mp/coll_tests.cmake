@@ -43,6 +43,29 @@ foreach(n 2 3 4 5)
                COMMAND --stdout-count "^coll_mismatch: rank [0-9]+ ok=${n}"
                -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_mismatch>)
 endforeach()
+# A bcast whose ranks pass different counts (root 16 MiB, the others 40 B),
+# then an allreduce: no rank may hang (the ranks may pick different
+# algorithms for the bcast), with the rules and with each bcast algorithm.
+loom_mp_program(mp_coll_truncate progs/coll_truncate.c)
+foreach(n 2 3 4)
+  foreach(alg rules shm binomial scatter_allgather linear)
+    if(alg STREQUAL "rules")
+      set(force "")
+    else()
+      set(force -x LOOM_COLL_BCAST=${alg})
+    endif()
+    loom_mp_test(mp.coll.truncate.${alg}.${n} TIMEOUT 30
+                 COMMAND --stdout-count "^coll_truncate: rank [0-9]+ ok$=${n}"
+                 -- ${LOOMRUN} -n ${n} ${force} $<TARGET_FILE:mp_coll_truncate>)
+  endforeach()
+  # Other mismatches where the ranks pick different algorithms.
+  foreach(mode root-small reduce allgather)
+    loom_mp_test(mp.coll.truncate.${mode}.${n} TIMEOUT 30
+                 COMMAND --stdout-count "^coll_truncate: rank [0-9]+ ok$=${n}"
+                 -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_truncate> ${mode})
+  endforeach()
+endforeach()
+
 # Ranks split into virtual nodes of two (the hierarchical and flat message
 # algorithms of several nodes): the calls' signatures still live in the real
 # node's segment.

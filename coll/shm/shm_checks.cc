@@ -1,0 +1,226 @@
+// What the ranks of a communicator say of their collective calls, and what
+// a failed call does to the communicator (shm_coll.h, "Calls that fail").
+//
+// Each rank publishes, next to its flag, its latest shared-memory op (at
+// +16: id = the op's first step) and its latest message-based call (at +64:
+// id = its number). Both carry the call's number on the communicator
+// (`call`, CollArgs::call), the same on every rank whichever algorithm runs
+// it: ranks that picked different algorithms for one call compare through
+// it. A rank
+// also remembers its own last kHistory calls, so that a blocked rank can
+// judge a peer that is still in an earlier call (blocked there, perhaps on
+// this rank, because the two disagreed about it).
+#include <cstring>
+
+#include "coll/shm/shm_coll.h"
+#include "core/progress.h"
+
+namespace loom::coll {
+namespace {
+
+// Which arguments must agree on every rank when two descriptions are
+// compared: the root of rooted collectives; the bytes of every collective
+// whose bytes (CollArgs::bytes) are the same on every rank of a correct
+// program (not so for the v/w variants, where they are this rank's largest
+// block, or the root's).
+bool rooted(Collective c) {
+  return c == Collective::kBcast || c == Collective::kReduce || c == Collective::kGather ||
+         c == Collective::kGatherv || c == Collective::kScatter || c == Collective::kScatterv;
+}
+bool sized(Collective c) {
+  return c != Collective::kGatherv && c != Collective::kScatterv && c != Collective::kAlltoallv &&
+         c != Collective::kAlltoallw;
+}
+
+}  // namespace
+
+// One published description (32 bytes). `id` is written last, after a
+// zero: a reader that sees the same non-zero id before and after reading
+// the rest read one description.
+struct ShmColl::Signature {
+  std::atomic<uint64_t> id;
+  uint64_t bytes;
+  uint32_t coll;
+  int32_t root;
+  uint64_t call;
+
+  void write(uint64_t newId, const Desc& d) {
+    id.store(0, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    bytes = d.bytes;
+    coll = static_cast<uint32_t>(d.coll);
+    root = d.root;
+    call = d.call;
+    id.store(newId, std::memory_order_release);
+  }
+
+  // False when there is none, or it was being rewritten.
+  bool read(uint64_t* outId, Desc* d) const {
+    const uint64_t i = id.load(std::memory_order_acquire);
+    if (i == 0) return false;
+    d->bytes = bytes;
+    d->coll = static_cast<Collective>(coll);
+    d->root = root;
+    d->call = call;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (id.load(std::memory_order_relaxed) != i) return false;
+    *outId = i;
+    return true;
+  }
+};
+
+ShmColl::Signature& ShmColl::signature(int r, size_t at) const {
+  static_assert(sizeof(Signature) == 32 && kOpSignature + 32 <= kCallSignature &&
+                kCallSignature + 32 <= kFlagStride);
+  return *reinterpret_cast<Signature*>(flags_ + static_cast<size_t>(r) * kFlagStride + at);
+}
+
+ShmColl::Desc ShmColl::descOf(const ShmOp& op) {
+  return Desc{op.args.call, op.bytes, op.args.coll, op.args.root};
+}
+
+void ShmColl::remember(const Desc& d) { history_[d.call % kHistory] = d; }
+
+const ShmColl::Desc* ShmColl::remembered(uint64_t call) const {
+  const Desc& d = history_[call % kHistory];
+  return d.call == call ? &d : nullptr;
+}
+
+// What differs between rank r's description of a call and this rank's.
+// `strict`: every field (two shared-memory ops of the same steps);
+// `earlier`: the call is one this rank has left.
+Status ShmColl::differ(int r, const Desc& theirs, const Desc& mine, bool strict, bool earlier) {
+  const char* when = earlier ? "in an earlier call on this communicator, " : "";
+  if (theirs.coll != mine.coll)
+    return errorf(MPI_ERR_OTHER, "%srank %d called %s where this rank called %s", when, r,
+                  collectiveName(theirs.coll), collectiveName(mine.coll));
+  if ((strict || rooted(mine.coll)) && theirs.root != mine.root)
+    return errorf(MPI_ERR_ROOT, "%srank %d passed root %d where this rank passed %d", when, r,
+                  theirs.root, mine.root);
+  if ((strict || sized(mine.coll)) && theirs.bytes != mine.bytes)
+    return errorf(MPI_ERR_TRUNCATE, "%srank %d passed %llu bytes where this rank passed %llu "
+                  "(counts or datatypes differ)", when, r,
+                  static_cast<unsigned long long>(theirs.bytes),
+                  static_cast<unsigned long long>(mine.bytes));
+  return Status::ok();
+}
+
+void ShmColl::sign(const ShmOp& op) { signature(rank_, kOpSignature).write(op.base, descOf(op)); }
+
+// The hot check, on every flag read: rank r's op of the same steps.
+Status ShmColl::compare(const ShmOp& op, int r) const {
+  const Signature& sig = signature(r, kOpSignature);
+  // Most reads find the peer on another op (or still on this one, already
+  // compared): leave after one load when the steps differ.
+  if (sig.id.load(std::memory_order_acquire) != op.base) return Status::ok();
+  uint64_t id;
+  Desc theirs;
+  if (!sig.read(&id, &theirs) || id != op.base) return Status::ok();
+  const Desc mine = descOf(op);
+  if (theirs.call != mine.call)
+    return errorf(MPI_ERR_OTHER, "rank %d is at another collective call on this communicator "
+                  "(an earlier call went wrong)", r);
+  return differ(r, theirs, mine, true, false);
+}
+
+// Both of rank r's descriptions against this rank's own of the same call:
+// the current one, or an earlier one r is still in.
+Status ShmColl::checkPeer(int r, const Desc& mine) const {
+  for (size_t at : {kOpSignature, kCallSignature}) {
+    uint64_t id;
+    Desc theirs;
+    if (!signature(r, at).read(&id, &theirs)) continue;
+    Status st;
+    if (theirs.call == mine.call) {
+      st = differ(r, theirs, mine, false, false);
+    } else if (const Desc* old = remembered(theirs.call)) {
+      st = differ(r, theirs, *old, false, true);
+    }
+    if (!st.isOk()) return st;
+  }
+  return Status::ok();
+}
+
+Status ShmColl::checkSignatures(const ShmOp& op) {
+  const Desc mine = descOf(op);
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    Status st = compare(op, r);
+    if (st.isOk()) st = checkPeer(r, mine);
+    if (!st.isOk()) return st;
+  }
+  return sharedFailure();
+}
+
+void ShmColl::signCall(uint64_t call, Collective coll, int root, uint64_t bytes) {
+  pendingCall_ = Desc{call, bytes, coll, root};
+  remember(pendingCall_);
+  if (ready()) flushPending();
+}
+
+Status ShmColl::checkCall(uint64_t call, Collective coll, int root, uint64_t bytes) {
+  if (!ready() || !mapped()) return sharedFailure();
+  const Desc mine{call, bytes, coll, root};
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    Status st = checkPeer(r, mine);
+    if (!st.isOk()) return st;
+  }
+  return sharedFailure();
+}
+
+void ShmColl::fail(const Status& st, uint64_t call) {
+  if (st.isOk() || !failed_.isOk()) return;  // only the first failure counts
+  failed_ = st;
+  failedRank_ = rank_;
+  failedCall_ = call;
+  failurePending_ = true;
+  // Written now if the segment is mapped, else by the progress hook once it
+  // is (settleAll waits for that at MPI_Finalize).
+  if (!(ready() && flushPending())) poll();
+}
+
+Status ShmColl::sharedFailure() {
+  if (failed_.isOk() && mapped()) {
+    auto* h = static_cast<ShmSegmentHeader*>(base_);
+    if (const int code = h->failedCode.load(std::memory_order_acquire)) {
+      failed_ = errorf(code, "failed");
+      failedRank_ = h->failedRank;
+      failedCall_ = h->failedCall;
+    }
+  }
+  if (failed_.isOk()) return Status::ok();
+  const char* cls = errorClassName(failed_.code());
+  return errorf(MPI_ERR_OTHER, "a collective on this communicator failed on rank %d (%s); "
+                "every collective on it fails from then on, on every rank", failedRank_,
+                cls ? cls : "MPI_ERR_UNKNOWN");
+}
+
+Status ShmColl::failureSlow(uint64_t call) {
+  ready();  // maps the segment if its setup message came: a peer's failure is there
+  if (!poisoned()) return Status::ok();
+  Status st = sharedFailure();
+  // A peer that failed this very call: run it, it finds out what differed.
+  if (!st.isOk() && failedCall_ == call) return Status::ok();
+  return st;
+}
+
+bool ShmColl::flushPending() {
+  if (!mapped()) return !setupStatus_.isOk();  // nothing can be written, ever
+  if (pendingCall_.call) {
+    signature(rank_, kCallSignature).write(pendingCall_.call, pendingCall_);
+    pendingCall_.call = 0;
+  }
+  if (failurePending_) {
+    auto* h = static_cast<ShmSegmentHeader*>(base_);
+    if (h->failureClaimed.exchange(1, std::memory_order_acq_rel) == 0) {
+      h->failedRank = failedRank_;
+      h->failedCall = failedCall_;
+      h->failedCode.store(failed_.code(), std::memory_order_release);
+    }
+    failurePending_ = false;
+  }
+  return true;
+}
+
+}  // namespace loom::coll
