@@ -593,6 +593,17 @@ std::string describe() {
   return out;
 }
 
+std::string describeNetwork() {
+#if LOOM_HAVE_OFI
+  return "  libfabric:   built (loaded only by jobs that span nodes); providers "
+         "(LOOM_OFI_PROVIDER=auto tries them in this order):\n" +
+         ofi::describeProviders();
+#else
+  return "  libfabric:   not built (LOOM_WITH_OFI=OFF or libfabric-dev missing): jobs cannot "
+         "span nodes\n";
+#endif
+}
+
 bool sendEagerNow(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm) {
   if (!type->isContiguous()) return false;
   const size_t bytes = static_cast<size_t>(count) * typeSize(type);

@@ -6,10 +6,14 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_errno.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "core/log.h"
+#include "core/params.h"
+#include "p2p/ofi/ofi_transport.h"
 
 namespace loom::p2p::ofi {
 namespace {
@@ -144,6 +148,43 @@ Status chooseProvider(const Lib& lib, const std::string& wanted, fi_info** out) 
   return errorf(MPI_ERR_UNSUPPORTED_OPERATION,
                 "no libfabric provider can reach other nodes (LOOM_OFI_PROVIDER=%s; tried %s)",
                 wanted.c_str(), tried.c_str());
+}
+
+std::string describeProviders() {
+  const Lib* lib = nullptr;
+  Status st = loadLib(&lib);
+  if (!st.isOk()) return st.message() + "\n";
+  std::string out;
+  std::string wanted = params::getString("LOOM_OFI_PROVIDER");
+  std::vector<std::string> names = autoProviders();
+  if (!wanted.empty() && wanted != "auto" &&
+      std::find(names.begin(), names.end(), wanted) == names.end())
+    names.push_back(wanted);
+  for (const std::string& name : names) {
+    int rc = 0;
+    fi_info* info = query(*lib, name, &rc);
+    char line[512];
+    if (info) {
+      std::snprintf(line, sizeof line, "    %-14s yes: fabric %s, domain %s, inject %zu B\n",
+                    name.c_str(), info->fabric_attr->name ? info->fabric_attr->name : "?",
+                    info->domain_attr->name ? info->domain_attr->name : "?",
+                    info->tx_attr->inject_size);
+      lib->freeinfo(info);
+    } else {
+      std::snprintf(line, sizeof line, "    %-14s no (%s)\n", name.c_str(),
+                    errorText(*lib, rc).c_str());
+    }
+    out += line;
+  }
+  fi_info* chosen = nullptr;
+  st = chooseProvider(*lib, wanted, &chosen);
+  if (st.isOk()) {
+    out += std::string("    between nodes Loom would use: ") + chosen->fabric_attr->prov_name + "\n";
+    lib->freeinfo(chosen);
+  } else {
+    out += "    " + st.message() + "\n";
+  }
+  return out;
 }
 
 }  // namespace loom::p2p::ofi

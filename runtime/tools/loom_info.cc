@@ -9,6 +9,7 @@
 #include "core/memkind.h"
 #include "core/params.h"
 #include "core/topology.h"
+#include "p2p/p2p.h"
 
 namespace {
 
@@ -25,11 +26,7 @@ void printVersion() { std::printf("Loom %s (MPI 5.0 standard ABI)\n", LOOM_VERSI
 void printFeatures() {
   std::printf("Build features:\n");
   std::printf("  CUDA:        %s\n", loom::memkind::describe().c_str());
-#ifdef LOOM_HAVE_OFI
-  std::printf("  libfabric:   built (loaded only when a peer is on another node)\n");
-#else
-  std::printf("  libfabric:   not built\n");
-#endif
+  std::printf("%s", loom::p2p::describeNetwork().c_str());
   std::printf("  PMIx:        client and embedded server (loomrun)\n");
   std::printf("  hwloc:       %s\n", loom::hwlocVersion().c_str());
 }
