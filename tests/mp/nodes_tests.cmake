@@ -151,3 +151,11 @@ foreach(cfg 2:2 2:3 2:4 2:5 3:4 3:5)
   loom_nodes_test(mp.nodes${k}.${n}.coll.mismatch_64k ${k} ${n} coll_mismatch TIMEOUT 60
                   ARGS $<TARGET_FILE:mp_coll_mismatch> 16384 ${_ok})
 endforeach()
+
+# 0 bytes and 2 GiB + 64 KiB between nodes (RMA reads in pieces, and the
+# record pipeline), every byte checked; 4 GiB a job, so one at a time.
+loom_nodes_test(mp.nodes2.2.p2p.large 2 2 p2p_large TIMEOUT 120 ARGS $<TARGET_FILE:mp_p2p_large>)
+loom_nodes_test(mp.nodes2.3.p2p.large_pipeline 2 3 p2p_large TIMEOUT 120
+                ARGS -x LOOM_OFI_RNDV=pipeline $<TARGET_FILE:mp_p2p_large>)
+set_tests_properties(mp.nodes2.2.p2p.large mp.nodes2.3.p2p.large_pipeline PROPERTIES
+                     RESOURCE_LOCK bigmem)

@@ -5,7 +5,7 @@
 # machine on purpose).
 set(LOOM_P2P_RANKS 1 2 3 4 5 8)
 
-foreach(p exchange order probe requests bsend count errors stress flood)
+foreach(p exchange order probe requests bsend count errors stress flood large)
   loom_mp_program(mp_p2p_${p} progs/p2p_${p}.c)
 endforeach()
 
@@ -89,3 +89,8 @@ foreach(p ${LOOM_P2P_PROTOCOLS})
                 ARGS --vector)
   loom_p2p_test(mp.p2p.order_${pname}.4 order 4 TIMEOUT 90 ENV ${penv})
 endforeach()
+
+# (j) 0 bytes and 2 GiB + 64 KiB (a derived type: no int byte count fits),
+# every byte checked; 4 GiB of memory a job, so one at a time.
+loom_p2p_test(mp.p2p.large.2 large 2 TIMEOUT 120)
+set_tests_properties(mp.p2p.large.2 PROPERTIES RESOURCE_LOCK bigmem)
