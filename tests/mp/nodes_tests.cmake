@@ -159,3 +159,22 @@ loom_nodes_test(mp.nodes2.3.p2p.large_pipeline 2 3 p2p_large TIMEOUT 120
                 ARGS -x LOOM_OFI_RNDV=pipeline $<TARGET_FILE:mp_p2p_large>)
 set_tests_properties(mp.nodes2.2.p2p.large mp.nodes2.3.p2p.large_pipeline PROPERTIES
                      RESOURCE_LOCK bigmem)
+
+# Faults across nodes: a rank on the other node killed in a rendezvous, a
+# rank on the other node calling MPI_Abort, a fatal error there: the job
+# ends with the right status and a message naming the rank.
+foreach(cfg 2:2 2:3)
+  string(REPLACE ":" ";" kn ${cfg})
+  list(GET kn 0 k)
+  list(GET kn 1 n)
+  math(EXPR last "${n} - 1")
+  loom_mp_test(mp.nodes${k}.${n}.fault.die_in_rndv TIMEOUT 30 COMMAND --exit 137
+               --stderr-re "rank ${last} .*killed by signal 9"
+               -- ${LOOMRUN} -n ${n} --nodes ${k} $<TARGET_FILE:mp_faults> die-in-rndv)
+  loom_mp_test(mp.nodes${k}.${n}.fault.abort TIMEOUT 30 COMMAND --exit 5
+               --stderr-re "rank ${last}.*MPI_Abort"
+               -- ${LOOMRUN} -n ${n} --nodes ${k} $<TARGET_FILE:mp_faults> abort 5)
+  loom_mp_test(mp.nodes${k}.${n}.fault.fatal_comm TIMEOUT 30 COMMAND --exit-nonzero
+               --stderr-re "rank ${last}: MPI_Comm_rank: MPI_ERR_COMM"
+               -- ${LOOMRUN} -n ${n} --nodes ${k} $<TARGET_FILE:mp_faults> fatal-comm)
+endforeach()
