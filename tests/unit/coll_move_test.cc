@@ -187,7 +187,8 @@ TEST(CollMove, GatherAndScatter) {
                     d.expect = d.recv;
                     if (d.a.inPlace) {  // the own block is there already
                       for (int i = 0; i < p; ++i)
-                        if (i != root) std::memset(d.recv.data() + i * span(rc, t.rt), 0xEE, span(rc, t.rt));
+                        if (i != root && span(rc, t.rt))  // memset of null, 0 is UB
+                          std::memset(d.recv.data() + i * span(rc, t.rt), 0xEE, span(rc, t.rt));
                     } else {
                       d.recv = sentinel(d.recv.size());
                     }
@@ -295,7 +296,8 @@ TEST(CollMove, Allgather) {
               d.expect = d.recv;
               if (inPlace) {
                 for (int i = 0; i < p; ++i)
-                  if (i != r) std::memset(d.recv.data() + i * span(rc, t.rt), 0xEE, span(rc, t.rt));
+                  if (i != r && span(rc, t.rt))  // memset of null, 0 is UB
+                    std::memset(d.recv.data() + i * span(rc, t.rt), 0xEE, span(rc, t.rt));
               } else {
                 d.recv = sentinel(d.recv.size());
               }
