@@ -3,8 +3,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
+#include <vector>
 
+#include "api/unsupported.h"
 #include "coll/selector.h"
 #include "core/memkind.h"
 #include "core/params.h"
@@ -15,10 +18,12 @@ namespace {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "Usage: loom-info [--all | --version | --features | --topology | --params | --coll]\n"
+               "Usage: loom-info [--all | --version | --features | --topology | --params | --coll |\n"
+               "                 --unsupported]\n"
                "Prints Loom's version, build features, the topology hwloc reports and the\n"
-               "LOOM_* parameters (default and value in effect), and (--coll) the collective\n"
-               "algorithms with the selector's rules. Default: --all.\n");
+               "LOOM_* parameters (default and value in effect), (--coll) the collective\n"
+               "algorithms with the selector's rules and (--unsupported) the MPI functions\n"
+               "that exist but return MPI_ERR_UNSUPPORTED_OPERATION. Default: --all.\n");
 }
 
 void printVersion() { std::printf("Loom %s (MPI 5.0 standard ABI)\n", LOOM_VERSION); }
@@ -56,11 +61,26 @@ void printParams() {
   }
 }
 
+// The functions mpi.h declares that Loom does not implement yet, by area.
+void printUnsupported() {
+  std::map<std::string, std::vector<const char*>> byArea;
+  int missing = 0;
+  for (const auto* f = loom::api::kUnsupportedFunctions; f->name; ++f, ++missing)
+    byArea[f->area].push_back(f->name);
+  std::printf("MPI functions: %d of %d implemented; these return MPI_ERR_UNSUPPORTED_OPERATION:\n",
+              loom::api::kImplementedFunctions, loom::api::kImplementedFunctions + missing);
+  for (const auto& [area, names] : byArea) {
+    std::printf("  %s (%zu):\n", area.c_str(), names.size());
+    for (const char* n : names) std::printf("    %s\n", n);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool all = argc == 1;
-  bool features = false, topology = false, params = false, version = false, coll = false;
+  bool features = false, topology = false, params = false, version = false, coll = false,
+       unsupported = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--all") all = true;
@@ -69,6 +89,7 @@ int main(int argc, char** argv) {
     else if (a == "--topology") topology = true;
     else if (a == "--params") params = true;
     else if (a == "--coll") coll = true;
+    else if (a == "--unsupported") unsupported = true;
     else if (a == "--help" || a == "-h") {
       usage(stdout);
       return 0;
@@ -83,5 +104,6 @@ int main(int argc, char** argv) {
   if (all || topology) printTopology();
   if (all || params) printParams();
   if (all || coll) std::printf("%s", loom::coll::describeAll().c_str());
+  if (unsupported) printUnsupported();
   return 0;
 }

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Writes the entry points of every MPI function that include/mpi.h declares
+and no source file of runtime/api defines yet.
+
+It reads which PMPI_ functions the entry-point archive (loom_api) defines
+with nm, so an entry point written any way at all (a macro, a template) counts.
+Each generated PMPI_Foo reports MPI_ERR_UNSUPPORTED_OPERATION through the
+error handler that the standard names for its first argument and MPI_Foo is
+its weak alias, exactly like a hand-written entry point. The same run writes
+the table behind `loom-info --unsupported`. An entry point disappears from the
+generated file as soon as loom_api defines it.
+
+    gen_unsupported.py --header include/mpi.h --nm nm --archive libloom_api.a --out stubs.cc
+"""
+import argparse
+import re
+import subprocess
+import sys
+
+# Prototypes as include/mpi.h writes them: one declaration per statement,
+# MPI_ name first (the PMPI_ twin follows it).
+PROTO = re.compile(r"^([A-Za-z_][A-Za-z_0-9 ]*?[ *])(MPI_[A-Za-z0-9_]+)\s*\(([^;]*)\)\s*;",
+                   re.M | re.S)
+DEFINED = re.compile(r"^[0-9a-f]*\s+[TW]\s+PMPI_([A-Za-z0-9_]+)$", re.M)
+
+# The area each missing function belongs to, first match wins: what
+# `loom-info --unsupported` groups by and what the error message names.
+AREAS = [
+    ("tools interface (MPI_T)", r"MPI_T_"),
+    ("MPI-IO (files)", r"MPI_File_|MPI_Register_datarep"),
+    ("one-sided communication (windows)",
+     r"MPI_Win_|MPI_R?[Pp]ut|MPI_R?[Gg]et(_c|_accumulate)?$|MPI_R?[Aa]ccumulate|MPI_Rget|"
+     r"MPI_Fetch_and_op|MPI_Compare_and_swap|MPI_Get_accumulate"),
+    ("dynamic processes",
+     r"MPI_Comm_spawn|MPI_Open_port|MPI_Close_port|MPI_Comm_accept|MPI_Comm_connect|"
+     r"MPI_Comm_disconnect|MPI_Comm_join|MPI_(Un)?[Pp]ublish_name|MPI_Lookup_name|"
+     r"MPI_Comm_get_parent"),
+    ("process topologies",
+     r"MPI_Cart|MPI_Graph|MPI_Dist_graph|MPI_Dims_create|MPI_Topo_test|MPI_I?[Nn]eighbor_"),
+    ("intercommunicators", r"MPI_Intercomm_|MPI_Comm_remote_"),
+    ("sessions", r"MPI_Session_|MPI_Group_from_session_pset"),
+    ("partitioned communication", r"MPI_Psend_init|MPI_Precv_init|MPI_Pready|MPI_Parrived"),
+    ("info objects", r"MPI_Info_|MPI_Comm_[gs]et_info"),
+    ("persistent collectives", r"MPI_[A-Z][a-z_]*_init(_c)?$"),
+    ("large-count (_c) variants", r".*_c$"),
+]
+
+
+def area_of(name):
+    for area, pattern in AREAS:
+        if re.match(pattern, name):
+            return area
+    return "other"
+
+
+def parse_header(text):
+    """(return type, name, parameter text) of each MPI_ prototype, in order."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    out = []
+    for m in PROTO.finditer(text):
+        ret = " ".join(m.group(1).split())
+        if ret.startswith(("typedef", "#")):
+            continue
+        params = " ".join(m.group(3).split())
+        out.append((ret, m.group(2), params))
+    return out
+
+
+def first_param(params):
+    first = params.split(",")[0].strip()
+    m = re.match(r"(?:const\s+)?(MPI_[A-Za-z]+)\s+\**\s*([A-Za-z_0-9]+)$", first)
+    return (m.group(1), m.group(2)) if m else (None, None)
+
+
+def stub(ret, name, params):
+    if ret != "int" or name.endswith("_toint"):
+        sys.exit("gen_unsupported.py: %s returns a value, not an error code: it needs a "
+                 "real implementation" % name)
+    kind, arg = first_param(params)
+    # The object whose error handler the standard invokes: a communicator
+    # argument's own; files default to MPI_ERRORS_RETURN; tool (MPI_T)
+    # functions never invoke a handler; everything else MPI_COMM_WORLD's.
+    if name.startswith("MPI_T_"):
+        how = "loom::api::Unsupported::kTool, nullptr"
+    elif kind == "MPI_File" or name.startswith("MPI_File_"):
+        how = "loom::api::Unsupported::kReturn, nullptr"
+    elif kind == "MPI_Comm" and not params.split(",")[0].strip().startswith("MPI_Comm *"):
+        how = "loom::api::Unsupported::kComm, %s" % arg
+    else:
+        how = "loom::api::Unsupported::kWorld, nullptr"
+    return ('extern "C" int P%s(%s) {\n'
+            '  return loom::api::unsupported("%s", "%s", %s);\n'
+            '}\nLOOM_WEAK_ALIAS(%s)\n' % (name, params, name, area_of(name), how, name))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--header", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--nm", required=True)
+    ap.add_argument("--archive", required=True)
+    args = ap.parse_args()
+    with open(args.header) as f:
+        protos = parse_header(f.read())
+    symbols = subprocess.run([args.nm, "--defined-only", args.archive], check=True,
+                             capture_output=True, text=True).stdout
+    defined = {"MPI_" + n for n in DEFINED.findall(symbols)}
+    declared = {name for _, name, _ in protos}
+    stray = sorted(defined - declared)
+    if stray:
+        sys.exit("gen_unsupported.py: defined but not declared in mpi.h: " + ", ".join(stray))
+    missing = [p for p in protos if p[1] not in defined]
+    lines = [
+        "// Generated by runtime/api/gen_unsupported.py from include/mpi.h: the",
+        "// MPI functions no source of runtime/api defines yet. Do not edit.",
+        "#include \"api/unsupported.h\"",
+        "",
+        "#pragma GCC diagnostic ignored \"-Wunused-parameter\"",
+        "",
+    ]
+    for ret, name, params in missing:
+        lines.append(stub(ret, name, params))
+    lines.append("namespace loom::api {")
+    lines.append("const UnsupportedFunction kUnsupportedFunctions[] = {")
+    for _, name, _ in missing:
+        lines.append('    {"%s", "%s"},' % (name, area_of(name)))
+    lines.append("    {nullptr, nullptr},")
+    lines.append("};")
+    lines.append("const int kImplementedFunctions = %d;" % (len(protos) - len(missing)))
+    lines.append("}  // namespace loom::api")
+    text = "\n".join(lines) + "\n"
+    with open(args.out, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
