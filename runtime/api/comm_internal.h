@@ -31,6 +31,13 @@ inline constexpr int kTagAllgather = 0x7c0001;
 inline constexpr int kTagReduce = 0x7c0002;
 inline constexpr int kTagBcast = 0x7c0003;
 
+// A context id no communicator ever gets: MPI_Init reserves it on every
+// process before any agreement. MPI_Comm_create_group and
+// MPI_Comm_create_from_group agree on their context id over it, among the
+// group's members only (comm_group_api.cc), on a communicator spanning the
+// job so that sources are job ranks.
+inline constexpr uint32_t kCtxGroupCreate = ContextIdMask::kIds - 1;
+
 // Every process contributes `bytes` bytes at `mine`; `all` receives
 // comm->size() records, rank order. Bruck's algorithm: ceil(log2 p) rounds.
 Status allgatherSmall(Comm* comm, const void* mine, size_t bytes, void* all);
@@ -43,6 +50,13 @@ Status allreduceBand(Comm* comm, uint64_t* words, int nwords);
 // Does not take it: members of the new communicator call
 // contextIds().take(*id) and setOwnsContextId(true).
 Status agreeContextId(Comm* parent, uint32_t* id);
+
+// MPI_Comm_dup and its variants (comm_mgmt_api.cc): the new communicator
+// gets `hints`, or the parent's when `hints` is null. idupComm completes at
+// call time and hands back a complete request.
+int dupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, const char* fn);
+int idupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, MPI_Request* request,
+             const char* fn);
 
 // Attributes (attr_api.cc). Both return an MPI error code: MPI_SUCCESS, or
 // what a user callback returned.

@@ -41,7 +41,12 @@ Comm* makeComm(Comm* parent, uint32_t ctx, Group* g) {
   return c;
 }
 
-int dupComm(MPI_Comm comm, MPI_Comm* newcomm, const char* fn) {
+}  // namespace
+
+namespace loom::api {
+
+// `hints` null: the parent's hints are copied (MPI_Comm_dup, MPI_Comm_idup).
+int dupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* parent = toComm(comm);
   if (!parent) return badComm(fn);
@@ -51,6 +56,7 @@ int dupComm(MPI_Comm comm, MPI_Comm* newcomm, const char* fn) {
   if (!st.isOk()) return raise(parent, st, fn);
   parent->group()->retain();
   Comm* c = makeComm(parent, ctx, parent->group());
+  c->hints() = hints ? *hints : parent->hints();
   int rc = loom::api::copyAttributes(parent, comm, c);
   if (rc != MPI_SUCCESS) {
     // The copies made so far are deleted again, with their callbacks.
@@ -62,6 +68,25 @@ int dupComm(MPI_Comm comm, MPI_Comm* newcomm, const char* fn) {
   *newcomm = loom::api::toHandle(c);
   return MPI_SUCCESS;
 }
+
+int idupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, MPI_Request* request,
+             const char* fn) {
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  Comm* parent = toComm(comm);
+  if (!parent) return badComm(fn);
+  if (!request) return raise(parent, errorf(MPI_ERR_ARG, "request is NULL"), fn);
+  int rc = dupComm(comm, hints, newcomm, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  loom::Request* r = loom::Request::alloc(loom::ReqKind::kColl);
+  r->active = true;
+  r->finish();
+  *request = reinterpret_cast<MPI_Request>(r);
+  return MPI_SUCCESS;
+}
+
+}  // namespace loom::api
+
+namespace {
 
 // Split by (color, key): members of a color ordered by key, ties by parent
 // rank. Shared by MPI_Comm_split and MPI_Comm_split_type.
@@ -94,34 +119,16 @@ int splitComm(Comm* parent, int color, int key, MPI_Comm* newcomm, const char* f
 }  // namespace
 
 extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
-  return dupComm(comm, newcomm, "MPI_Comm_dup");
+  return loom::api::dupComm(comm, nullptr, newcomm, "MPI_Comm_dup");
 }
 LOOM_WEAK_ALIAS(MPI_Comm_dup)
-
-// Hints are accepted and ignored: Loom has none for communicators yet.
-extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
-  (void)info;
-  return dupComm(comm, newcomm, "MPI_Comm_dup_with_info");
-}
-LOOM_WEAK_ALIAS(MPI_Comm_dup_with_info)
 
 // Completes at call time: the agreement runs to the end here (it is a few
 // small messages) and the request handed back is already complete, which
 // the standard allows. Programs that overlap the duplication with other
 // work still get correct results; they just do not overlap.
 extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
-  static const char* fn = "MPI_Comm_idup";
-  if (!requireRunning(fn)) return MPI_ERR_OTHER;
-  Comm* parent = toComm(comm);
-  if (!parent) return badComm(fn);
-  if (!request) return raise(parent, errorf(MPI_ERR_ARG, "request is NULL"), fn);
-  int rc = dupComm(comm, newcomm, fn);
-  if (rc != MPI_SUCCESS) return rc;
-  loom::Request* r = loom::Request::alloc(loom::ReqKind::kColl);
-  r->active = true;
-  r->finish();
-  *request = reinterpret_cast<MPI_Request>(r);
-  return MPI_SUCCESS;
+  return loom::api::idupComm(comm, nullptr, newcomm, request, "MPI_Comm_idup");
 }
 LOOM_WEAK_ALIAS(MPI_Comm_idup)
 

@@ -15,6 +15,7 @@
 #include "core/progress.h"
 #include "p2p/p2p.h"
 
+using loom::errorf;
 using loom::Status;
 using loom::api::Phase;
 using loom::api::rt;
@@ -78,6 +79,9 @@ Status bringUp(int required) {
   for (int i = 0; i < r.proc.size; ++i) all[i] = i;
   r.world = std::make_unique<loom::Comm>(0, std::move(all), r.proc.rank, "MPI_COMM_WORLD");
   r.self = std::make_unique<loom::Comm>(1, std::vector<int>{r.proc.rank}, 0, "MPI_COMM_SELF");
+  // Reserved on every process before any communicator is created, so no
+  // agreement ever hands it out (comm_internal.h).
+  loom::contextIds().take(loom::api::kCtxGroupCreate);
 
   // No internal locking yet: calls from several threads must be serialized
   // by the application. Be honest about it.
@@ -94,16 +98,21 @@ Status bringUp(int required) {
 
 int initCommon(int required, const char* function) {
   auto& r = rt();
-  if (r.phase != Phase::kBefore) {
+  if (r.worldActive || r.worldFinalized) {
     loom::log::error("%s called %s; returning MPI_ERR_OTHER", function,
-                     r.phase == Phase::kRunning ? "a second time" : "after MPI_Finalize");
+                     r.worldActive ? "a second time" : "after MPI_Finalize");
     return MPI_ERR_OTHER;
   }
-  Status st = bringUp(required);
+  Status st = loom::api::acquireRuntime(required);
   if (!st.isOk()) {
+    if (r.phase == Phase::kAfter) {  // sessions came and went: no second start
+      loom::log::error("%s: %s; returning MPI_ERR_OTHER", function, st.message().c_str());
+      return MPI_ERR_OTHER;
+    }
     // MPI_COMM_WORLD does not exist yet; its default handler is fatal.
     loom::api::abortJob(st.code(), std::string(function) + ": " + st.message());
   }
+  r.worldActive = true;
   return MPI_SUCCESS;
 }
 
@@ -113,6 +122,51 @@ bool validThreadLevel(int level) {
 }
 
 }  // namespace
+
+namespace loom::api {
+
+Status acquireRuntime(int required) {
+  auto& r = rt();
+  if (r.phase == Phase::kAfter)
+    return errorf(MPI_ERR_OTHER, "the runtime was already torn down (MPI_Finalize or the last "
+                  "MPI_Session_finalize); Loom cannot start it again in this process");
+  if (r.phase == Phase::kBefore) LOOM_TRY(bringUp(required));
+  ++r.users;
+  return Status::ok();
+}
+
+Status releaseRuntime() {
+  auto& r = rt();
+  if (r.phase != Phase::kRunning || r.users <= 0)
+    return errorf(MPI_ERR_OTHER, "the runtime is not running");
+  if (--r.users > 0) return Status::ok();
+  // A collective that failed here is made known to the peers first: one may
+  // still wait in it, and would never reach the barrier below.
+  loom::coll::settleFailures();
+  // Records still queued (control records of finished rendezvous, sends
+  // libfabric has not taken yet) leave before the barrier: blocked there, a
+  // rank moves nothing.
+  loom::progress::waitUntil([] { return loom::p2p::drained(); });
+  // The last finalize is collective: nobody tears down while a peer may
+  // still need it.
+  Status st = r.boot.barrier();
+  if (!st.isOk()) {
+    ++r.users;
+    return st;
+  }
+  // Collective state (shared-memory segments, a setup still receiving) is
+  // torn down while messages still move; at exit they no longer would.
+  r.world->dropCollState();
+  r.self->dropCollState();
+  r.phase = Phase::kAfter;
+  st = loom::p2p::finalize();
+  if (!st.isOk()) loom::log::warn("finalize: %s", st.message().c_str());
+  st = r.boot.finalize();
+  if (!st.isOk()) loom::log::warn("finalize: %s", st.message().c_str());
+  return Status::ok();
+}
+
+}  // namespace loom::api
 
 extern "C" int PMPI_Init(int* argc, char*** argv) {
   (void)argc;
@@ -141,48 +195,37 @@ extern "C" int PMPI_Init_thread(int* argc, char*** argv, int required, int* prov
 LOOM_WEAK_ALIAS(MPI_Init_thread)
 
 extern "C" int PMPI_Finalize(void) {
-  if (!loom::api::requireRunning("MPI_Finalize")) return MPI_ERR_OTHER;
   auto& r = rt();
+  if (!r.worldActive) {
+    loom::log::error("MPI_Finalize called %s; returning MPI_ERR_OTHER",
+                     r.worldFinalized ? "after MPI_Finalize" : "before MPI_Init");
+    return MPI_ERR_OTHER;
+  }
   // The standard: MPI_COMM_SELF's attributes are deleted first (libraries
   // hang their clean-up on its delete callbacks), then MPI_COMM_WORLD's.
   loom::api::deleteAttributes(r.self.get(), MPI_COMM_SELF);
   loom::api::deleteAttributes(r.world.get(), MPI_COMM_WORLD);
   // Buffered sends still in the attached buffer are delivered first.
   loom::api::flushBufferedSends();
-  // A collective that failed here is made known to the peers first: one may
-  // still wait in it, and would never reach the barrier below.
-  loom::coll::settleFailures();
-  // Records still queued (control records of finished rendezvous, sends
-  // libfabric has not taken yet) leave before the barrier: blocked there, a
-  // rank moves nothing.
-  loom::progress::waitUntil([] { return loom::p2p::drained(); });
-  // MPI_Finalize is collective: nobody tears down while a peer may still
-  // need it.
-  Status st = r.boot.barrier();
+  Status st = loom::api::releaseRuntime();
   if (!st.isOk()) return loom::api::raise(nullptr, st, "MPI_Finalize");
-  // Collective state (shared-memory segments, a setup still receiving) is
-  // torn down while messages still move; at exit they no longer would.
-  r.world->dropCollState();
-  r.self->dropCollState();
-  r.phase = Phase::kAfter;
-  st = loom::p2p::finalize();
-  if (!st.isOk()) loom::log::warn("MPI_Finalize: %s", st.message().c_str());
-  st = r.boot.finalize();
-  if (!st.isOk()) loom::log::warn("MPI_Finalize: %s", st.message().c_str());
+  r.worldActive = false;
+  r.worldFinalized = true;
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Finalize)
 
 extern "C" int PMPI_Initialized(int* flag) {
   if (!flag) return MPI_ERR_ARG;
-  *flag = rt().phase != Phase::kBefore;
+  // The world model's state: sessions alone do not count (MPI 5.0 §11.2).
+  *flag = rt().worldActive || rt().worldFinalized;
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Initialized)
 
 extern "C" int PMPI_Finalized(int* flag) {
   if (!flag) return MPI_ERR_ARG;
-  *flag = rt().phase == Phase::kAfter;
+  *flag = rt().worldFinalized;
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Finalized)

@@ -21,8 +21,16 @@ enum class Phase { kBefore, kRunning, kAfter };
 
 using loom::Locality;  // core/locality.h
 
+// `phase` is the runtime's (PMIx, transports, the job's communicators):
+// it comes up with the first of MPI_Init and MPI_Session_init and goes down
+// with the last of MPI_Finalize and MPI_Session_finalize (`users` counts
+// them). `worldActive` / `worldFinalized` are the world model's own state,
+// what MPI_Initialized and MPI_Finalized report.
 struct Runtime {
   Phase phase = Phase::kBefore;
+  int users = 0;
+  bool worldActive = false;
+  bool worldFinalized = false;
   int threadLevel = MPI_THREAD_SINGLE;
   pthread_t mainThread{};
   bool oversubscribed = false;
@@ -47,6 +55,15 @@ inline bool requireRunning(const char* function) {
     return true;
   return reportNotRunning(function);
 }
+
+// One more user of the runtime (MPI_Init, each MPI_Session_init): the
+// first brings it up (collective over the job: the PMIx fence), asking for
+// thread level `required`. Fails with MPI_ERR_OTHER once the runtime was
+// torn down: Loom does not bring it up twice in one process.
+Status acquireRuntime(int required);
+// One user fewer; the last tears the runtime down (collective over the job,
+// like MPI_Finalize).
+Status releaseRuntime();
 
 // Handle translation; nullptr for null, invalid or freed handles.
 Comm* toComm(MPI_Comm handle);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/group.h"
+#include "core/info.h"
 
 namespace loom {
 
@@ -84,6 +85,11 @@ class Comm : public HandlePool<Comm> {
   // Attributes in the order they were first set (deleted in reverse).
   std::vector<Attribute>& attributes() { return attrs_; }
 
+  // Info hints (MPI_Comm_set_info / MPI_Comm_get_info): what the user set,
+  // in the order set. MPI_Comm_dup copies them; runtime/api/comm_info_api.cc
+  // says which keys Loom understands.
+  InfoEntries& hints() { return hints_; }
+
   // The context id returns to the process's pool when this Comm is
   // destroyed (not for MPI_COMM_WORLD/SELF, whose ids are reserved).
   void setOwnsContextId(bool yes) { ownsContextId_ = yes; }
@@ -120,6 +126,7 @@ class Comm : public HandlePool<Comm> {
   std::string name_;
   Errhandler* errhandler_ = &gErrorsAreFatal;
   std::vector<Attribute> attrs_;
+  InfoEntries hints_;
   void* collState_ = nullptr;
 };
 

@@ -1,0 +1,15 @@
+# Info objects, communicator hints, MPI_Alloc_mem, the ABI queries, sessions
+# and group-based communicator creation. Singleton and loomrun -n 1..5.
+# Included by tests/mp/CMakeLists.txt (loom_mp_program, loom_mp_test, LOOMRUN).
+set(LOOM_INFO_TEST_RANKS 1 2 3 4 5)
+foreach(prog info_objects)
+  loom_mp_program(mp_${prog} progs/${prog}.c)
+  loom_mp_test(mp.${prog}.singleton TIMEOUT 60
+               COMMAND --stdout-count "^${prog}: rank 0: [0-9]+ checks passed$=1"
+               -- $<TARGET_FILE:mp_${prog}> one two)
+  foreach(n ${LOOM_INFO_TEST_RANKS})
+    loom_mp_test(mp.${prog}.${n} TIMEOUT 120
+                 COMMAND --stdout-count "^${prog}: rank [0-9]+: [0-9]+ checks passed$=${n}"
+                 -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_${prog}> one two)
+  endforeach()
+endforeach()
