@@ -2,7 +2,7 @@
 # and group-based communicator creation. Singleton and loomrun -n 1..5.
 # Included by tests/mp/CMakeLists.txt (loom_mp_program, loom_mp_test, LOOMRUN).
 set(LOOM_INFO_TEST_RANKS 1 2 3 4 5)
-foreach(prog info_objects)
+foreach(prog info_objects abi_queries)
   loom_mp_program(mp_${prog} progs/${prog}.c)
   loom_mp_test(mp.${prog}.singleton TIMEOUT 60
                COMMAND --stdout-count "^${prog}: rank 0: [0-9]+ checks passed$=1"
