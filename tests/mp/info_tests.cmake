@@ -13,3 +13,16 @@ foreach(prog info_objects abi_queries)
                  -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_${prog}> one two)
   endforeach()
 endforeach()
+
+# Sessions alone and next to MPI_Init, in both orders.
+loom_mp_program(mp_sessions progs/sessions.c)
+foreach(mode sessions world-first session-first)
+  loom_mp_test(mp.sessions.${mode}.singleton TIMEOUT 60
+               COMMAND --stdout-count "^sessions: rank 0: [0-9]+ checks passed$=1"
+               -- $<TARGET_FILE:mp_sessions> ${mode})
+  foreach(n ${LOOM_INFO_TEST_RANKS})
+    loom_mp_test(mp.sessions.${mode}.${n} TIMEOUT 120
+                 COMMAND --stdout-count "^sessions: rank [0-9]+: [0-9]+ checks passed$=${n}"
+                 -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_sessions> ${mode})
+  endforeach()
+endforeach()
