@@ -58,24 +58,47 @@ if [ ! -f "$work/mpi4py-$version/test/main.py" ]; then
   tar xzf "$work/sdist.tar.gz" -C "$work" || exit 1
 fi
 
-echo "import: $(cd "$work" && "$py" -c 'from mpi4py import MPI; print(MPI.Get_library_version().strip(), "| MPI", MPI.Get_version())')" || {
+version_line=$(cd "$work" && "$py" -c 'from mpi4py import MPI; print(MPI.Get_library_version().strip(), "| MPI", MPI.Get_version())') || {
   echo "FAIL: from mpi4py import MPI"; exit 1; }
+echo "import: $version_line"
 
-# excluded.txt: one mpi4py test-name pattern a line, comments after '#'.
-sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$here/excluded.txt" > "$work/excluded.patterns"
+# excluded.txt: "module" lines leave a whole test module out, other lines are
+# mpi4py test-name patterns; comments after '#' give the cause.
+sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$here/excluded.txt" > "$work/excluded.all"
+grep -v '^module ' "$work/excluded.all" > "$work/excluded.patterns"
+skipmods=" $(grep '^module ' "$work/excluded.all" | cut -d' ' -f2 | tr '\n' ' ') "
 
+# One job per test module and rank count, each with its own timeout, so a
+# hang names its module. unittest's summary line of every job is summed.
 status=0
+testdir=$work/mpi4py-$version/test
 for n in "${ranks[@]}"; do
-  log=$work/test.$n.log
-  (cd "$work/mpi4py-$version/test" &&
-   timeout 900 "$build/bin/loomrun" -n "$n" "$py" main.py --xfile "$work/excluded.patterns") \
-    > "$log" 2>&1
-  rc=$?
-  summary=$(grep -E "^(Ran [0-9]+ tests|OK|FAILED)" "$log" | sort -u | tr '\n' ' ')
-  echo "ranks $n: exit $rc: $summary"
-  if [ $rc -ne 0 ]; then
-    grep -E "^(FAIL|ERROR):" "$log" | sort -u | head -40
+  ran=0 failures=0 errors=0 skipped=0 bad=() mods=()
+  for mod in $(cd "$testdir" && ls test_*.py | sed 's/\.py$//'); do
+    case "$skipmods" in *" $mod "*) continue ;; esac
+    mods+=("$mod")
+    log=$work/logs/$mod.$n.log
+    mkdir -p "$work/logs"
+    (cd "$testdir" && timeout 300 "$build/bin/loomrun" -n "$n" "$py" main.py -q \
+       --xfile "$work/excluded.patterns" -i "^$mod\\.py\$") > "$log" 2>&1
+    rc=$?
+    # Every rank prints the summary; take rank 0's (the first).
+    r=$(grep -m1 -oE '^Ran [0-9]+ test' "$log" | grep -oE '[0-9]+')
+    tail=$(grep -m1 -E '^(OK|FAILED)' "$log")
+    f=$(grep -oE 'failures=[0-9]+' <<<"$tail" | cut -d= -f2)
+    e=$(grep -oE 'errors=[0-9]+' <<<"$tail" | cut -d= -f2)
+    k=$(grep -oE 'skipped=[0-9]+' <<<"$tail" | cut -d= -f2)
+    ran=$((ran + ${r:-0})) failures=$((failures + ${f:-0})) errors=$((errors + ${e:-0}))
+    skipped=$((skipped + ${k:-0}))
+    if [ $rc -ne 0 ] || [ -z "$tail" ]; then
+      bad+=("$mod (exit $rc${tail:+: $tail})")
+    fi
+  done
+  echo "ranks $n: ${#mods[@]} modules, ran $ran tests: failures $failures, errors $errors, skipped $skipped"
+  if [ ${#bad[@]} -gt 0 ]; then
     status=1
+    for b in "${bad[@]}"; do echo "  FAILED: $b"; done
+    echo "  (logs: $work/logs/<module>.$n.log)"
   fi
 done
 exit $status
