@@ -57,6 +57,7 @@ int dupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, const ch
   parent->group()->retain();
   Comm* c = makeComm(parent, ctx, parent->group());
   c->hints() = hints ? *hints : parent->hints();
+  c->setTopo(parent->topo());  // a duplicate keeps the process topology
   int rc = loom::api::copyAttributes(parent, comm, c);
   if (rc != MPI_SUCCESS) {
     // The copies made so far are deleted again, with their callbacks.

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "core/handle_pool.h"
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ struct Attribute {
   int keyval;
   void* value;
 };
+
+struct ProcTopology;  // core/proc_topo.h
 
 class Comm : public HandlePool<Comm> {
  public:
@@ -108,6 +111,11 @@ class Comm : public HandlePool<Comm> {
   }
   static inline void (*collStateDeleter)(void*) = nullptr;
 
+  // The process topology (MPI_Cart_create, ...), shared with duplicates;
+  // null for a communicator without one.
+  const std::shared_ptr<const ProcTopology>& topo() const { return topo_; }
+  void setTopo(std::shared_ptr<const ProcTopology> t) { topo_ = std::move(t); }
+
   // Reference counting for communicators created with `new`.
   void retain() { ++refs_; }
   static void release(Comm* c);
@@ -128,6 +136,7 @@ class Comm : public HandlePool<Comm> {
   std::vector<Attribute> attrs_;
   InfoEntries hints_;
   void* collState_ = nullptr;
+  std::shared_ptr<const ProcTopology> topo_;
 };
 
 // The context ids this process has free, one bit each (1 = free).

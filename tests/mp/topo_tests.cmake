@@ -1,0 +1,15 @@
+# Process topologies (Cartesian, graph, distributed graph) and the
+# neighbourhood collectives on them.
+# Included by tests/mp/CMakeLists.txt (loom_mp_program, loom_mp_test, LOOMRUN).
+set(LOOM_TOPO_TEST_RANKS 1 2 3 4 5 8)
+foreach(prog topo_cart topo_graph)
+  loom_mp_program(mp_${prog} progs/${prog}.c)
+  loom_mp_test(mp.${prog}.singleton TIMEOUT 60
+               COMMAND --stdout-count "^${prog}: rank 0: [0-9]+ checks passed$=1"
+               -- $<TARGET_FILE:mp_${prog}>)
+  foreach(n ${LOOM_TOPO_TEST_RANKS})
+    loom_mp_test(mp.${prog}.${n} TIMEOUT 120
+                 COMMAND --stdout-count "^${prog}: rank [0-9]+: [0-9]+ checks passed$=${n}"
+                 -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_${prog}>)
+  endforeach()
+endforeach()
