@@ -18,6 +18,7 @@
 
 #include "api/bsend.h"
 #include "api/handles_datatype.h"
+#include "api/persistent_coll.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 #include "core/progress.h"
@@ -240,6 +241,7 @@ int persistentInit(const void* buf, int count, MPI_Datatype datatype, int peer, 
 
 // Starts one inactive persistent request.
 int startPersistent(Request* r, const char* fn) {
+  if (loom::api::isPersistentColl(r)) return loom::api::startPersistentColl(r, fn);
   auto doneNow = [r](int source) {
     r->complete = true;
     r->active = true;

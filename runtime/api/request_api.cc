@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "api/handles_datatype.h"
+#include "api/persistent_coll.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 #include "core/progress.h"
@@ -64,6 +65,7 @@ int retire(MPI_Request* handle, Request* r, MPI_Status* status) {
 // Recycles a request nobody will touch again; a persistent one gives back
 // the reference it holds on its datatype.
 void freeNow(Request* r) {
+  if (loom::api::isPersistentColl(r)) return loom::api::freePersistentColl(r);
   if (r->persistent && r->type) r->type->release();
   Request::release(r);
 }
@@ -368,8 +370,11 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
     // request freed while active is never started again; its datatype
     // reference goes when the operation finishes.
     if (r->persistent) {
+      if (loom::api::isPersistentColl(r))
+        r->onComplete = loom::api::freePersistentCollOnComplete;
+      else if (r->type)
+        r->onComplete = loom::api::releaseTypeOnComplete;
       r->persistent = false;
-      if (r->type) r->onComplete = loom::api::releaseTypeOnComplete;
     }
     r->userFreed = true;
   }

@@ -2,7 +2,7 @@
 # neighbourhood collectives on them.
 # Included by tests/mp/CMakeLists.txt (loom_mp_program, loom_mp_test, LOOMRUN).
 set(LOOM_TOPO_TEST_RANKS 1 2 3 4 5 8)
-foreach(prog topo_cart topo_graph)
+foreach(prog topo_cart topo_graph topo_neighbor)
   loom_mp_program(mp_${prog} progs/${prog}.c)
   loom_mp_test(mp.${prog}.singleton TIMEOUT 60
                COMMAND --stdout-count "^${prog}: rank 0: [0-9]+ checks passed$=1"
