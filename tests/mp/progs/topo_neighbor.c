@@ -281,6 +281,23 @@ static void exercise(MPI_Comm comm, const char* topo) {
   OK(MPI_Request_free(&reqs[0]));
   OK(MPI_Request_free(&reqs[1]));
 
+  /* A persistent request freed while active still completes its
+   * activation (the next blocking call on the communicator progresses it),
+   * and the data arrives. */
+  layout(A2AV, &nb, &b3);
+  prepare(A2AV, &nb, &b3, 6);
+  OK(call(A2AV, 2, &nb, &b3, &reqs[0]));
+  OK(MPI_Start(&reqs[0]));
+  OK(MPI_Request_free(&reqs[0]));
+  CHECK(reqs[0] == MPI_REQUEST_NULL);
+  OK(MPI_Barrier(comm));
+  layout(AG, &nb, &b2);
+  prepare(AG, &nb, &b2, 6);
+  OK(call(AG, 0, &nb, &b2, NULL));
+  verify(AG, 0, &b2, topo);
+  OK(MPI_Barrier(comm));
+  verify(A2AV, 2, &b3, topo);
+
   /* A user receive with wildcards, posted first, must not see the
    * collective's messages. */
   MPI_Request user;
