@@ -52,11 +52,18 @@ inline void unpackBlock(const Block& b, const void* in) {
   if (n) b.type->unpack(b.ptr, b.count, 0, in, n);
 }
 
+// The same bytes: nothing to copy (MPI_IN_PLACE, a root's own block). The
+// pointer alone does not say so: with MPI_BOTTOM both blocks start at 0 and
+// their types' absolute displacements place the data.
+inline bool sameBlock(const Block& a, const Block& b) {
+  return a.ptr == b.ptr && a.type == b.type && a.count == b.count;
+}
+
 // Copies src into dst (same signature, possibly different layouts): a
 // memcpy when both are contiguous, else pack into a temporary and unpack.
 inline void copyBlock(const Block& src, const Block& dst) {
   size_t n = src.bytes();
-  if (!n || src.ptr == dst.ptr) return;
+  if (!n || sameBlock(src, dst)) return;
   if (src.type->isContiguous() && dst.type->isContiguous()) {
     std::memmove(dst.ptr + dst.type->trueLb(), src.ptr + src.type->trueLb(), n);
     return;
@@ -68,7 +75,7 @@ inline void copyBlock(const Block& src, const Block& dst) {
 
 // A local step copying src to dst when the round starts.
 inline void scheduleCopy(Schedule& s, const Block& src, const Block& dst) {
-  if (src.bytes() == 0 || src.ptr == dst.ptr) return;
+  if (src.bytes() == 0 || sameBlock(src, dst)) return;
   s.local([src, dst] { copyBlock(src, dst); });
 }
 
