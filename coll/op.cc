@@ -92,7 +92,14 @@ MPI_Op toHandle(Op* op) {
 
 namespace {
 
-enum class Cls { kNone, kInt, kFloat, kComplex, kHalf, kBool, kLogical, kByte, kPair };
+enum class Cls { kNone, kInt, kFloat, kComplex, kHalf, kBool, kLogical, kByte, kPair, kCChar };
+
+// The first predefined leaf of `type` (the type itself when predefined).
+const Datatype* firstLeaf(const Datatype* type) {
+  const Datatype* t = type;
+  while (t && !t->isPredefined()) t = t->children().empty() ? nullptr : t->children()[0];
+  return t;
+}
 
 Cls classOf(BasicKind kind) {
   switch (kind) {
@@ -115,8 +122,18 @@ Cls classOf(BasicKind kind) {
     case K::kShortInt: case K::kLongDoubleInt: case K::k2Float: case K::k2Double:
       return Cls::kPair;
     default:
-      return Cls::kNone;  // kNone, MPI_CHAR (text), MPI_WCHAR
+      return Cls::kNone;  // kNone, MPI_CHARACTER (text), MPI_WCHAR
   }
+}
+
+// MPI_CHAR is text to the standard, but Open MPI and MPICH reduce it as a
+// signed 8-bit integer under the arithmetic ops, and programs (OSU's default
+// type) rely on it. Fortran's MPI_CHARACTER, the same kind, stays text.
+Cls classOf(const Datatype* type) {
+  if (type->kind() != K::kChar) return classOf(type->kind());
+  const Datatype* leaf = firstLeaf(type);
+  if (leaf && leaf->abiValue() == reinterpret_cast<uintptr_t>(MPI_CHAR)) return Cls::kCChar;
+  return Cls::kNone;
 }
 
 // Size of one element of `kind` in the packed stream; 0 when unknown.
@@ -138,10 +155,10 @@ int64_t elementBytes(BasicKind kind, const Datatype* type) {
     case K::kLongDoubleInt: return sizeof(long double) + sizeof(int);
     case K::k2Float: return 2 * sizeof(float);
     case K::k2Double: return 2 * sizeof(double);
+    case K::kChar: return 1;  // MPI_CHAR as int8 (see classOf)
     case K::kLogical: {
       // Fortran LOGICAL comes in several sizes: the leaf's size says which.
-      const Datatype* t = type;
-      while (t && !t->isPredefined()) t = t->children().empty() ? nullptr : t->children()[0];
+      const Datatype* t = firstLeaf(type);
       return t ? t->size() : 0;
     }
     default: return 0;
@@ -154,12 +171,13 @@ bool opValidFor(const Op* op, const Datatype* type) {
   using O = Op::Kind;
   if (!op || !type) return false;
   if (op->kind() == O::kUser) return true;
-  const Cls c = classOf(type->kind());
+  const Cls c = classOf(type);
   switch (op->kind()) {
     case O::kSum: case O::kProd:
-      return c == Cls::kInt || c == Cls::kFloat || c == Cls::kComplex || c == Cls::kHalf;
+      return c == Cls::kInt || c == Cls::kFloat || c == Cls::kComplex || c == Cls::kHalf ||
+             c == Cls::kCChar;
     case O::kMin: case O::kMax:
-      return c == Cls::kInt || c == Cls::kFloat || c == Cls::kHalf;
+      return c == Cls::kInt || c == Cls::kFloat || c == Cls::kHalf || c == Cls::kCChar;
     case O::kLand: case O::kLor: case O::kLxor:
       if (c == Cls::kLogical) {
         int64_t e = elementBytes(K::kLogical, type);
@@ -249,7 +267,7 @@ void locOp(Op::Kind op, const void* in, void* io, int64_t n) {
 void applyPacked(Op::Kind op, BasicKind kind, int64_t elemBytes, const void* in, void* io,
                  int64_t n) {
   switch (kind) {
-    case K::kInt8: return intOp<int8_t>(op, in, io, n);
+    case K::kInt8: case K::kChar: return intOp<int8_t>(op, in, io, n);
     case K::kInt16: return intOp<int16_t>(op, in, io, n);
     case K::kInt32: return intOp<int32_t>(op, in, io, n);
     case K::kInt64: return intOp<int64_t>(op, in, io, n);

@@ -268,11 +268,11 @@ TEST(CollReduceKernels, InvalidPairsRejected) {
   struct {
     MPI_Op o;
     MPI_Datatype t;
-  } bad[] = {{MPI_BAND, MPI_FLOAT},   {MPI_BOR, MPI_DOUBLE},  {MPI_SUM, MPI_CHAR},
+  } bad[] = {{MPI_BAND, MPI_FLOAT},   {MPI_BOR, MPI_DOUBLE},  {MPI_BAND, MPI_CHAR},
              {MPI_MINLOC, MPI_INT},   {MPI_MAXLOC, MPI_DOUBLE}, {MPI_LAND, MPI_DOUBLE},
              {MPI_SUM, MPI_2INT},     {MPI_REPLACE, MPI_INT}, {MPI_NO_OP, MPI_INT},
              {MPI_SUM, MPI_BYTE},     {MPI_SUM, MPI_WCHAR},   {MPI_SUM, MPI_REAL16},
-             {MPI_LXOR, MPI_LOGICAL16}};
+             {MPI_LXOR, MPI_LOGICAL16}, {MPI_SUM, MPI_CHARACTER}, {MPI_LOR, MPI_CHAR}};
   for (auto& b : bad) {
     EXPECT_FALSE(loom::coll::opValidFor(op(b.o), dt(b.t))) << op(b.o)->name() << " " << dt(b.t)->name();
     float x = 1, y = 2;
@@ -281,6 +281,20 @@ TEST(CollReduceKernels, InvalidPairsRejected) {
   EXPECT_EQ(loom::coll::toOp(MPI_OP_NULL), nullptr);
   EXPECT_EQ(loom::coll::toOp(reinterpret_cast<MPI_Op>(uintptr_t{0x27})), nullptr);
   EXPECT_EQ(loom::coll::toHandle(op(MPI_MAX)), MPI_MAX);
+}
+
+// MPI_CHAR under the arithmetic ops: a signed 8-bit integer (an extension
+// shared with Open MPI and MPICH).
+TEST(CollReduceKernels, CharIsSignedInt8) {
+  for (MPI_Op o : {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX})
+    for (MPI_Datatype t : {MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR})
+      EXPECT_TRUE(loom::coll::opValidFor(op(o), dt(t))) << op(o)->name() << " " << dt(t)->name();
+  char a[3] = {-3, 100, 7}, b[3] = {2, 100, -7};
+  ASSERT_TRUE(loom::coll::reduceLocal(a, b, 3, dt(MPI_CHAR), op(MPI_MIN)).isOk());
+  EXPECT_EQ(b[0], -3);
+  ASSERT_TRUE(loom::coll::reduceLocal(a, b, 3, dt(MPI_CHAR), op(MPI_SUM)).isOk());
+  EXPECT_EQ(static_cast<signed char>(b[1]), -56);
+  EXPECT_EQ(b[2], 0);  // min(7, -7) + 7
 }
 
 TEST(CollReduceKernels, DerivedTypes) {
