@@ -13,6 +13,7 @@
 #include <map>
 
 #include "api/comm_internal.h"
+#include "api/error_codes.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 
@@ -81,7 +82,7 @@ int* predefinedValue(int keyval) {
       appnum = r.proc.appNum;
       return &appnum;
     case MPI_LASTUSEDCODE:
-      lastCode = MPI_ERR_LASTCODE;
+      lastCode = loom::api::lastUsedErrorCode();  // grows with MPI_Add_error_class/code
       return &lastCode;
     case MPI_UNIVERSE_SIZE:
       universe = r.proc.universeSize;

@@ -1,4 +1,4 @@
-// Environment queries: time, names, versions, error text.
+// Environment queries: time, names, versions.
 #include <time.h>
 
 #include <cstdio>
@@ -69,23 +69,4 @@ extern "C" int PMPI_Get_library_version(char* version, int* resultlen) {
 }
 LOOM_WEAK_ALIAS(MPI_Get_library_version)
 
-extern "C" int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
-  if (!string || !resultlen) return MPI_ERR_ARG;
-  const char* text = loom::errorClassText(errorcode);
-  const char* name = loom::errorClassName(errorcode);
-  if (!text) {
-    copyOut("unknown error code " + std::to_string(errorcode), string, MPI_MAX_ERROR_STRING,
-            resultlen);
-    return MPI_ERR_ARG;
-  }
-  copyOut(std::string(name) + ": " + text, string, MPI_MAX_ERROR_STRING, resultlen);
-  return MPI_SUCCESS;
-}
-LOOM_WEAK_ALIAS(MPI_Error_string)
-
-extern "C" int PMPI_Error_class(int errorcode, int* errorclass) {
-  if (!errorclass || !loom::errorClassText(errorcode)) return MPI_ERR_ARG;
-  *errorclass = errorcode;  // every Loom error code is its own class
-  return MPI_SUCCESS;
-}
-LOOM_WEAK_ALIAS(MPI_Error_class)
+// MPI_Error_string and MPI_Error_class: error_codes.cc.

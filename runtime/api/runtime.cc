@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "api/comm_internal.h"
+#include "api/error_codes.h"
 #include "core/log.h"
 
 namespace loom::api {
@@ -30,13 +32,19 @@ Errhandler* toErrhandler(MPI_Errhandler handle) {
   if (handle == MPI_ERRORS_ARE_FATAL) return &gErrorsAreFatal;
   if (handle == MPI_ERRORS_RETURN) return &gErrorsReturn;
   if (handle == MPI_ERRORS_ABORT) return &gErrorsAbort;
-  return nullptr;
+  auto v = reinterpret_cast<uintptr_t>(handle);
+  // Other predefined handles (MPI_ERRHANDLER_NULL) are small integers.
+  if (v < 4096 || v % alignof(Errhandler) != 0) return nullptr;
+  auto* eh = reinterpret_cast<Errhandler*>(handle);
+  return eh->valid() ? eh : nullptr;
 }
 
 MPI_Errhandler toHandle(Errhandler* eh) {
   if (eh == &gErrorsReturn) return MPI_ERRORS_RETURN;
   if (eh == &gErrorsAbort) return MPI_ERRORS_ABORT;
-  return MPI_ERRORS_ARE_FATAL;
+  if (eh == &gErrorsAreFatal) return MPI_ERRORS_ARE_FATAL;
+  if (!eh) return MPI_ERRHANDLER_NULL;
+  return reinterpret_cast<MPI_Errhandler>(eh);
 }
 
 void abortJob(int code, const std::string& message, bool printed) {
@@ -48,11 +56,21 @@ void abortJob(int code, const std::string& message, bool printed) {
 int raise(Comm* comm, const Status& status, const char* function) {
   if (!comm) comm = rt().world.get();
   Errhandler* eh = comm ? comm->errhandler() : &gErrorsAreFatal;
-  const char* cls = errorClassName(status.code());
-  std::string text = std::string(function) + ": " + (cls ? cls : "MPI_ERR_UNKNOWN") + ": " +
+  std::string text = std::string(function) + ": " + errorName(status.code()) + ": " +
                      status.message();
   if (eh->kind == Errhandler::Kind::kReturn) {
     log::debug("err", "%s (returned to the caller)", text.c_str());
+    return status.code();
+  }
+  if (eh->kind == Errhandler::Kind::kUser) {
+    // The handler may replace itself on this communicator (or free the
+    // communicator): it stays alive until it returns.
+    log::debug("err", "%s (to the user's error handler)", text.c_str());
+    eh->retain();
+    MPI_Comm handle = toHandle(comm);
+    int code = status.code();
+    eh->commFn(&handle, &code, function);
+    Errhandler::release(eh);
     return status.code();
   }
   log::error("%s", text.c_str());

@@ -10,6 +10,7 @@ Comm::~Comm() {
   if (collState_ && collStateDeleter) collStateDeleter(collState_);
   if (ownsContextId_) contextIds().give(contextId_);
   Group::release(group_);
+  Errhandler::release(errhandler_);
 }
 
 void Comm::release(Comm* c) {

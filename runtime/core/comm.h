@@ -12,6 +12,9 @@
 // Comm (and its context id) goes when the last reference does.
 #pragma once
 
+#include <mpi.h>
+
+#include <atomic>
 #include <cstdint>
 
 #include "core/handle_pool.h"
@@ -25,10 +28,36 @@
 namespace loom {
 
 // What an error handler does with an error raised on its communicator.
+//
+// The three predefined ones are statics that live forever. A user handler
+// (kUser, made by MPI_Comm_create_errhandler) is reference counted: the
+// user's handle is one reference, each communicator it is attached to holds
+// another (Comm::setErrhandler), and MPI_Comm_get_errhandler hands out a
+// new one; MPI_Errhandler_free drops the handle's, and the object goes with
+// its last reference.
 struct Errhandler {
-  enum class Kind { kFatal, kAbort, kReturn };
+  enum class Kind { kFatal, kAbort, kReturn, kUser };
+  static constexpr uint32_t kMagic = 0x45525248;  // "ERRH": catches stale handles
+
   Kind kind;
   const char* name;  // "MPI_ERRORS_ARE_FATAL"
+  // kUser: the function to call (runtime/api/runtime.cc, raise()). Handlers
+  // for windows, files and sessions would carry their own function type.
+  MPI_Comm_errhandler_function* commFn = nullptr;
+  uint32_t magic = kMagic;
+  std::atomic<int> refs{1};
+
+  bool isPredefined() const { return kind != Kind::kUser; }
+  bool valid() const { return magic == kMagic; }
+  void retain() {
+    if (!isPredefined()) refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  static void release(Errhandler* eh) {
+    if (eh && !eh->isPredefined() && eh->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      eh->magic = 0;
+      delete eh;
+    }
+  }
 };
 
 extern Errhandler gErrorsAreFatal;
@@ -70,7 +99,12 @@ class Comm : public HandlePool<Comm> {
   void setName(std::string n) { name_ = std::move(n); }
 
   Errhandler* errhandler() const { return errhandler_; }
-  void setErrhandler(Errhandler* eh) { errhandler_ = eh; }
+  // Takes a reference on `eh` and drops the one on the handler it replaces.
+  void setErrhandler(Errhandler* eh) {
+    eh->retain();
+    Errhandler::release(errhandler_);
+    errhandler_ = eh;
+  }
 
   // The tag of this communicator's next collective (on the collective
   // channel). Every member calls collectives in the same order, so the n-th
