@@ -1,5 +1,6 @@
 // Point-to-point entry points: blocking, nonblocking and persistent sends and
-// receives in every mode, MPI_Sendrecv(_replace), MPI_Start(all).
+// receives in every mode, MPI_Sendrecv(_replace), MPI_Isendrecv(_replace),
+// MPI_Start(all).
 //
 // Each call checks its arguments (communicator, count, datatype, buffer,
 // rank, tag, in that order), handles MPI_PROC_NULL itself (the engine never
@@ -19,6 +20,7 @@
 #include "api/bsend.h"
 #include "api/handles_datatype.h"
 #include "api/persistent_coll.h"
+#include "api/request_kinds.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 #include "core/progress.h"
@@ -415,6 +417,45 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype
   return finishBlocking(rreq, r.comm, status, fn);
 }
 LOOM_WEAK_ALIAS(MPI_Sendrecv_replace)
+
+// Nonblocking forms (MPI 4.0): one request for both parts, with the status
+// of the receive (request_compound.cc).
+extern "C" int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                              int dest, int sendtag, void* recvbuf, int recvcount,
+                              MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                              MPI_Request* request) {
+  const char* fn = "MPI_Isendrecv";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  if (!request) return raise(nullptr, errorf(MPI_ERR_ARG, "request is NULL"), fn);
+  Checked s, r;
+  if (int rc = checkSend(sendbuf, sendcount, sendtype, dest, sendtag, comm, fn, &s)) return rc;
+  if (int rc = checkRecv(recvbuf, recvcount, recvtype, source, recvtag, comm, fn, &r)) return rc;
+  Request* req = nullptr;
+  Status st = loom::api::startSendrecv(sendbuf, sendcount, s.type, dest, sendtag, recvbuf,
+                                       recvcount, r.type, source, recvtag, r.comm, false, &req);
+  if (!st.isOk()) return raise(r.comm, st, fn);
+  *request = loom::api::toHandle(req);
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Isendrecv)
+
+extern "C" int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
+                                      int sendtag, int source, int recvtag, MPI_Comm comm,
+                                      MPI_Request* request) {
+  const char* fn = "MPI_Isendrecv_replace";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  if (!request) return raise(nullptr, errorf(MPI_ERR_ARG, "request is NULL"), fn);
+  Checked s, r;
+  if (int rc = checkSend(buf, count, datatype, dest, sendtag, comm, fn, &s)) return rc;
+  if (int rc = checkRecv(buf, count, datatype, source, recvtag, comm, fn, &r)) return rc;
+  Request* req = nullptr;
+  Status st = loom::api::startSendrecv(buf, count, s.type, dest, sendtag, buf, count, r.type,
+                                       source, recvtag, r.comm, true, &req);
+  if (!st.isOk()) return raise(r.comm, st, fn);
+  *request = loom::api::toHandle(req);
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Isendrecv_replace)
 
 // ---- Persistent -------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 // Completing requests: MPI_Wait/Test and their any/all/some variants,
-// MPI_Request_free, MPI_Request_get_status, MPI_Cancel, and the status
+// MPI_Request_free, MPI_Request_get_status(_all/_any/_some), MPI_Cancel,
+// and the status
 // queries (MPI_Get_count, MPI_Get_elements, MPI_Test_cancelled).
 //
 // Rules every function here follows:
@@ -18,6 +19,7 @@
 
 #include "api/handles_datatype.h"
 #include "api/persistent_coll.h"
+#include "api/request_kinds.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 #include "core/progress.h"
@@ -48,26 +50,41 @@ Slot classify(MPI_Request h, Request** out) {
   return Slot::kActive;
 }
 
-// Finishes a completed request: status out, handle cleared or request
-// deactivated. Returns the request's error code (MPI_SUCCESS normally).
-int retire(MPI_Request* handle, Request* r, MPI_Status* status) {
+// The status of a completed request, reported without freeing it: a
+// generalized request asks the user's query_fn (request_kinds.h). Returns
+// the request's error code.
+int report(Request* r, MPI_Status* status) {
+  if (r->kind == ReqKind::kGeneralized) loom::api::generalizedQuery(r);
   fillStatus(status, *r);
-  int err = r->statusError;
-  if (r->persistent) {
-    r->active = false;
-  } else {
-    Request::release(r);
-    *handle = MPI_REQUEST_NULL;
-  }
-  return err;
+  return r->statusError;
 }
 
 // Recycles a request nobody will touch again; a persistent one gives back
-// the reference it holds on its datatype.
-void freeNow(Request* r) {
-  if (loom::api::isPersistentColl(r)) return loom::api::freePersistentColl(r);
+// the reference it holds on its datatype, a generalized one runs free_fn.
+// Returns free_fn's code (MPI_SUCCESS for the others).
+int freeNow(Request* r) {
+  if (loom::api::isPersistentColl(r)) {
+    loom::api::freePersistentColl(r);
+    return MPI_SUCCESS;
+  }
   if (r->persistent && r->type) r->type->release();
+  int err = loom::api::generalizedFree(r);
   Request::release(r);
+  return err;
+}
+
+// Finishes a completed request: status out, handle cleared or request
+// deactivated. Returns the request's error code (MPI_SUCCESS normally).
+int retire(MPI_Request* handle, Request* r, MPI_Status* status) {
+  int err = report(r, status);
+  if (r->persistent) {
+    r->active = false;
+  } else {
+    int freeErr = freeNow(r);
+    if (err == MPI_SUCCESS) err = freeErr;
+    *handle = MPI_REQUEST_NULL;
+  }
+  return err;
 }
 
 // Reports a failed request from a single-completion call.
@@ -107,8 +124,11 @@ Comm* errorComm(Comm* c) {
 }
 
 // Completes every done request among reqs[0..count): the shared body of
-// MPI_Waitall/MPI_Testall once all are done.
-int completeAll(int count, MPI_Request reqs[], MPI_Status statuses[], const char* function) {
+// MPI_Waitall/MPI_Testall once all are done. With `keep`
+// (MPI_Request_get_status_all) the statuses are reported and the requests
+// left as they are.
+int completeAll(int count, MPI_Request reqs[], MPI_Status statuses[], const char* function,
+                bool keep = false) {
   bool anyError = false;
   Comm* failedComm = nullptr;
   std::vector<int> codes(count, MPI_SUCCESS);
@@ -121,7 +141,7 @@ int completeAll(int count, MPI_Request reqs[], MPI_Status statuses[], const char
       continue;
     }
     Comm* comm = r->comm;
-    codes[i] = retire(&reqs[i], r, st);
+    codes[i] = keep ? report(r, st) : retire(&reqs[i], r, st);
     if (codes[i] != MPI_SUCCESS && !anyError) {
       anyError = true;
       failedComm = errorComm(comm);
@@ -155,7 +175,7 @@ bool allDone(int count, const MPI_Request reqs[]) {
 }
 
 int completeAny(int count, MPI_Request reqs[], int i, int* index, MPI_Status* status,
-                const char* function) {
+                const char* function, bool keep = false) {
   if (i == count) {
     *index = MPI_UNDEFINED;
     setEmptyStatus(status);
@@ -164,14 +184,14 @@ int completeAny(int count, MPI_Request reqs[], int i, int* index, MPI_Status* st
   Request* r = toRequest(reqs[i]);
   Comm* comm = errorComm(r->comm);
   *index = i;
-  int err = retire(&reqs[i], r, status);
+  int err = keep ? report(r, status) : retire(&reqs[i], r, status);
   return err == MPI_SUCCESS ? MPI_SUCCESS : raiseRequestError(comm, err, function);
 }
 
 // Completes every done request (MPI_Waitsome/MPI_Testsome); *outcount 0 if
 // none is, MPI_UNDEFINED if all are null or inactive.
 int completeSome(int count, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[],
-                 const char* function) {
+                 const char* function, bool keep = false) {
   int n = 0;
   bool anyActive = false, anyError = false;
   Comm* failedComm = nullptr;
@@ -182,7 +202,7 @@ int completeSome(int count, MPI_Request reqs[], int* outcount, int indices[], MP
     if (!r->complete) continue;
     Comm* comm = r->comm;
     MPI_Status* st = statusAt(statuses, n);
-    int err = retire(&reqs[i], r, st);
+    int err = keep ? report(r, st) : retire(&reqs[i], r, st);
     if (st) st->MPI_ERROR = err;
     if (err != MPI_SUCCESS && !anyError) {
       anyError = true;
@@ -342,11 +362,67 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
   }
   if (!r->complete) loom::progress::poll();
   *flag = r->complete ? 1 : 0;
-  if (r->complete) fillStatus(status, *r);
+  if (r->complete) (void)report(r, status);
   // The request stays allocated: its error is reported when it is waited for.
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Request_get_status)
+
+// MPI 4.1: MPI_Testall/any/some without freeing or deactivating anything.
+// The requests' handles are only read (const in the standard's prototypes);
+// the shared bodies take them writable because the test forms clear them.
+extern "C" int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
+                                           int* flag, MPI_Status array_of_statuses[]) {
+  const char* fn = "MPI_Request_get_status_all";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  if (int rc = checkArray(count, array_of_requests, fn)) return rc;
+  if (!flag) return raise(nullptr, errorf(MPI_ERR_ARG, "flag is NULL"), fn);
+  if (!allDone(count, array_of_requests)) loom::progress::poll();
+  if (!allDone(count, array_of_requests)) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
+  *flag = 1;
+  return completeAll(count, const_cast<MPI_Request*>(array_of_requests), array_of_statuses, fn,
+                     true);
+}
+LOOM_WEAK_ALIAS(MPI_Request_get_status_all)
+
+extern "C" int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
+                                           int* index, int* flag, MPI_Status* status) {
+  const char* fn = "MPI_Request_get_status_any";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  if (int rc = checkArray(count, array_of_requests, fn)) return rc;
+  if (!index || !flag) return raise(nullptr, errorf(MPI_ERR_ARG, "index or flag is NULL"), fn);
+  int i = findDone(count, array_of_requests);
+  if (i < 0) {
+    loom::progress::poll();
+    i = findDone(count, array_of_requests);
+  }
+  if (i < 0) {
+    *flag = 0;
+    *index = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  *flag = 1;
+  return completeAny(count, const_cast<MPI_Request*>(array_of_requests), i, index, status, fn,
+                     true);
+}
+LOOM_WEAK_ALIAS(MPI_Request_get_status_any)
+
+extern "C" int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                            int* outcount, int array_of_indices[],
+                                            MPI_Status array_of_statuses[]) {
+  const char* fn = "MPI_Request_get_status_some";
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  if (int rc = checkArray(incount, array_of_requests, fn)) return rc;
+  if (!outcount || (incount > 0 && !array_of_indices))
+    return raise(nullptr, errorf(MPI_ERR_ARG, "outcount or array_of_indices is NULL"), fn);
+  if (findDone(incount, array_of_requests) < 0) loom::progress::poll();
+  return completeSome(incount, const_cast<MPI_Request*>(array_of_requests), outcount,
+                      array_of_indices, array_of_statuses, fn, true);
+}
+LOOM_WEAK_ALIAS(MPI_Request_get_status_some)
 
 extern "C" int PMPI_Request_free(MPI_Request* request) {
   if (!requireRunning("MPI_Request_free")) return MPI_ERR_OTHER;
@@ -357,15 +433,19 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
     case Slot::kNull:
       return invalidRequest("MPI_Request_free", -1);
     case Slot::kInactive:
-      freeNow(r);
+      (void)freeNow(r);
       *request = MPI_REQUEST_NULL;
       return MPI_SUCCESS;
     case Slot::kActive:
       break;
   }
+  int err = MPI_SUCCESS;
   if (r->complete) {
-    freeNow(r);
+    err = freeNow(r);
   } else {
+    // A generalized request's free_fn runs now; the request itself lives
+    // until MPI_Grequest_complete.
+    err = loom::api::generalizedFree(r);
     // Still in flight: the engine recycles it when it finishes. A persistent
     // request freed while active is never started again; its datatype
     // reference goes when the operation finishes.
@@ -379,6 +459,9 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
     r->userFreed = true;
   }
   *request = MPI_REQUEST_NULL;
+  if (err != MPI_SUCCESS)
+    return raise(nullptr, errorf(err, "the generalized request's free_fn failed"),
+                 "MPI_Request_free");
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Request_free)
@@ -396,6 +479,14 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
     case Slot::kActive:
       break;
   }
+  if (r->kind == ReqKind::kGeneralized) {
+    // The user's cancel_fn decides (and is told whether it completed).
+    int err = loom::api::generalizedCancel(r);
+    if (err != MPI_SUCCESS)
+      return raise(nullptr, errorf(err, "the generalized request's cancel_fn failed"),
+                   "MPI_Cancel");
+    return MPI_SUCCESS;
+  }
   if (r->complete) return MPI_SUCCESS;  // too late: it completes normally
   switch (r->kind) {
     case ReqKind::kRecv:
@@ -407,6 +498,9 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
       // The standard lets a cancel fail to take effect: the send completes
       // normally and MPI_Test_cancelled reports false. Loom never cancels
       // sends (the data may already be in the receiver's queue).
+      return MPI_SUCCESS;
+    case ReqKind::kCompound:
+      // MPI_Isendrecv: like a send, the cancel does not take effect.
       return MPI_SUCCESS;
     default:
       return raise(errorComm(r->comm),

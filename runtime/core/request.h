@@ -18,7 +18,10 @@ namespace loom {
 class Comm;
 class Datatype;
 
-enum class ReqKind : uint8_t { kSend, kRecv, kColl, kDone };
+// kGeneralized: MPI_Grequest_start (the user completes it; runtime/api/
+// grequest_api.cc). kCompound: MPI_Isendrecv(_replace), done when its send
+// and receive are (owner: the parts; runtime/api/request_compound.cc).
+enum class ReqKind : uint8_t { kSend, kRecv, kColl, kDone, kGeneralized, kCompound };
 enum class SendMode : uint8_t { kStandard, kSync, kReady, kBuffered };
 // Which of a communicator's contexts a message travels in: user
 // point-to-point traffic, the library's own collective traffic, or the
