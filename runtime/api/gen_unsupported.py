@@ -38,10 +38,13 @@ AREAS = [
     ("process topologies",
      r"MPI_Cart|MPI_Graph|MPI_Dist_graph|MPI_Dims_create|MPI_Topo_test|MPI_I?[Nn]eighbor_"),
     ("intercommunicators", r"MPI_Intercomm_|MPI_Comm_remote_"),
+    ("buffered-mode buffers", r"MPI_(Buffer|Comm|Session)_(i?flush|attach|detach)"),
     ("sessions", r"MPI_Session_|MPI_Group_from_session_pset"),
     ("partitioned communication", r"MPI_Psend_init|MPI_Precv_init|MPI_Pready|MPI_Parrived"),
     ("info objects", r"MPI_Info_|MPI_Comm_[gs]et_info"),
-    ("persistent collectives", r"MPI_[A-Z][a-z_]*_init(_c)?$"),
+    ("persistent collectives", r"MPI_(?!([BRS]s|S)end_init|Recv_init)[A-Z][a-z_]*_init(_c)?$"),
+    ("datatypes", r"MPI_Type_|MPI_(Un)?[Pp]ack_external"),
+    ("attributes (MPI-1 names)", r"MPI_(Attr|Keyval)_"),
     ("large-count (_c) variants", r".*_c$"),
 ]
 
