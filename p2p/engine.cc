@@ -27,6 +27,7 @@
 #include "core/params.h"
 #include "core/progress.h"
 #include "p2p/copy.h"
+#include "p2p/counters.h"
 #include "p2p/dtview.h"
 #include "p2p/match.h"
 #include "p2p/p2p.h"
@@ -147,6 +148,7 @@ bool pushSend(Request* r) {
         packTo(r->type, r->buf, r->count, 0, p, r->total);
         t->commit(job, headerOf(r, kind), r->total);
       }
+      countSent(t == E.shm ? kViaShm : kViaOfi, r->total);
       r->transferred = r->total;
       if (r->mode == SendMode::kSync) {
         r->stage = kWaitReply;
@@ -163,6 +165,7 @@ bool pushSend(Request* r) {
         !t->expose(job, contiguousBase(r->type, r->buf), r->total, &rts->remote, &r->scratch))
       sent = Kind::kRtsPipeline;  // the receiver asks for the data instead
     t->commit(job, headerOf(r, sent), sizeof(RtsBody));
+    countSent(t == E.shm ? kViaShm : kViaOfi, r->total);
     r->stage = kWaitReply;
     return true;
   }
@@ -357,6 +360,7 @@ void onRecord(int srcJob, const MsgHeader& h, const void* payload, size_t n) {
     case Kind::kEager:
     case Kind::kRtsGet:
     case Kind::kRtsPipeline: {
+      countReceived(h.size);
       if (Request* r = E.match.takePosted(h)) {
         if (h.kind == Kind::kInline || h.kind == Kind::kEager)
           deliverEager(r, h, srcJob, payload);
@@ -417,6 +421,8 @@ void deliverUnexpected(Request* r, Unexpected* u) {
 // A send to oneself: no transport, the data is handed over directly (or
 // copied aside when no receive is posted yet).
 void sendSelf(Request* r) {
+  countSent(kViaSelf, r->total);
+  countReceived(r->total);
   MsgHeader h = headerOf(r, Kind::kEager);
   Request* posted = E.match.takePosted(h);
   std::unique_ptr<std::byte[]> packed;
@@ -619,7 +625,9 @@ bool sendEagerNow(const void* buf, int64_t count, Datatype* type, int dest, int 
   h.size = bytes;
   // No request: a standard-mode eager send is complete once in the ring, and
   // the receiver never answers it (sreq stays 0).
-  return shm::send(job, h, static_cast<const char*>(buf) + type->trueLb(), bytes);
+  if (!shm::send(job, h, static_cast<const char*>(buf) + type->trueLb(), bytes)) return false;
+  countSent(kViaShm, bytes);
+  return true;
 }
 
 Status isend(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm,

@@ -1,5 +1,7 @@
 #include "p2p/match.h"
 
+#include "p2p/counters.h"
+
 namespace loom::p2p {
 
 MatchTable::~MatchTable() {
@@ -44,7 +46,10 @@ Unexpected* MatchTable::findUnexpectedScan(Queues& q, int source, int tag, bool 
   Unexpected* prev = nullptr;
   for (Unexpected* u = q.unexpected.head; u; prev = u, u = u->next) {
     if (!accepts(source, tag, u->hdr)) continue;
-    if (take) q.unexpected.unlink(prev, u);
+    if (take) {
+      q.unexpected.unlink(prev, u);
+      countUnexpectedTaken();
+    }
     return u;
   }
   return nullptr;
@@ -70,6 +75,7 @@ const Unexpected* MatchTable::conflictingUnexpected(uint32_t ctx, int tag, uint1
 void MatchTable::addUnexpected(std::unique_ptr<Unexpected> owned) {
   Unexpected* u = owned.release();
   queues(u->hdr.ctx).unexpected.push(u);
+  countUnexpectedQueued();
 }
 
 }  // namespace loom::p2p

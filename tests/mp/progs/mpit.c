@@ -42,6 +42,7 @@ static void fail(const char* what, int line, int got, int want) {
 static void not_initialized(void) {
   int n = 0, idx = 0, prov = 0;
   MPI_T_cvar_handle ch = MPI_T_CVAR_HANDLE_NULL;
+  MPI_T_pvar_session s = MPI_T_PVAR_SESSION_NULL;
   EXPECT(MPI_T_finalize(), MPI_T_ERR_NOT_INITIALIZED);
   EXPECT(MPI_T_cvar_get_num(&n), MPI_T_ERR_NOT_INITIALIZED);
   EXPECT(MPI_T_cvar_get_info(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
@@ -49,6 +50,8 @@ static void not_initialized(void) {
   EXPECT(MPI_T_cvar_get_index("LOOM_DEBUG", &idx), MPI_T_ERR_NOT_INITIALIZED);
   EXPECT(MPI_T_cvar_handle_alloc(0, NULL, &ch, &n), MPI_T_ERR_NOT_INITIALIZED);
   EXPECT(MPI_T_pvar_get_num(&n), MPI_T_ERR_NOT_INITIALIZED);
+  EXPECT(MPI_T_pvar_session_create(&s), MPI_T_ERR_NOT_INITIALIZED);
+  EXPECT(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES), MPI_T_ERR_NOT_INITIALIZED);
   EXPECT(MPI_T_category_get_num(&n), MPI_T_ERR_NOT_INITIALIZED);
   EXPECT(MPI_T_category_changed(&n), MPI_T_ERR_NOT_INITIALIZED);
   EXPECT(MPI_T_event_get_num(&n), MPI_T_ERR_NOT_INITIALIZED);
@@ -231,12 +234,229 @@ static void no_events(void) {
   EXPECT(MPI_T_enum_get_item(MPI_T_ENUM_NULL, 0, &v, NULL, NULL), MPI_T_ERR_INVALID_HANDLE);
 }
 
-/* PVARS_BEGIN */
-static void pvars(const char* transport, int size) {
-  (void)transport;
-  (void)size;
+/* ---- Performance variables. */
+static int pvar_index(const char* name, int cls) {
+  int idx = -1;
+  OK(MPI_T_pvar_get_index(name, cls, &idx));
+  return idx;
 }
-/* PVARS_END */
+
+static unsigned long long rd(MPI_T_pvar_session s, MPI_T_pvar_handle h) {
+  unsigned long long v = ~0ull;
+  OK(MPI_T_pvar_read(s, h, &v));
+  return v;
+}
+
+static MPI_T_pvar_handle alloc(MPI_T_pvar_session s, const char* name, int cls) {
+  MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
+  int count = 0;
+  OK(MPI_T_pvar_handle_alloc(s, pvar_index(name, cls), NULL, &h, &count));
+  CHECK(h != MPI_T_PVAR_HANDLE_NULL && count == 1);
+  return h;
+}
+
+static void pvar_info(void) {
+  int num = 0, i;
+  OK(MPI_T_pvar_get_num(&num));
+  CHECK(num >= 10);
+  for (i = 0; i < num; ++i) {
+    char name[128], desc[512];
+    int name_len = sizeof name, desc_len = sizeof desc, verb = -1, cls = -1, bind = -1;
+    int ro = -1, cont = -1, atomic = -1;
+    MPI_Datatype dt = MPI_DATATYPE_NULL;
+    MPI_T_enum et = (MPI_T_enum)1;
+    OK(MPI_T_pvar_get_info(i, name, &name_len, &verb, &cls, &dt, &et, desc, &desc_len, &bind,
+                           &ro, &cont, &atomic));
+    CHECK(strncmp(name, "loom_", 5) == 0 && name_len == (int)strlen(name) + 1);
+    CHECK(dt == MPI_UNSIGNED_LONG_LONG && et == MPI_T_ENUM_NULL && bind == MPI_T_BIND_NO_OBJECT);
+    CHECK(cls == MPI_T_PVAR_CLASS_COUNTER || cls == MPI_T_PVAR_CLASS_LEVEL ||
+          cls == MPI_T_PVAR_CLASS_HIGHWATERMARK);
+    CHECK(atomic == 0 && (cont == 0 || cont == 1) && (ro == 0 || ro == 1));
+    CHECK(pvar_index(name, cls) == i);
+  }
+  {
+    int idx = -1;
+    EXPECT(MPI_T_pvar_get_index("loom_p2p_shm_messages_sent", MPI_T_PVAR_CLASS_LEVEL, &idx),
+           MPI_T_ERR_INVALID_NAME);
+    EXPECT(MPI_T_pvar_get_index("no_such_pvar", MPI_T_PVAR_CLASS_COUNTER, &idx),
+           MPI_T_ERR_INVALID_NAME);
+    EXPECT(MPI_T_pvar_get_info(num, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                               NULL, NULL),
+           MPI_T_ERR_INVALID_INDEX);
+    EXPECT(MPI_T_pvar_get_num(NULL), MPI_T_ERR_INVALID);
+  }
+}
+
+/* Wrong sessions and handles, start/stop/write/reset refused where they
+ * must be, MPI_T_PVAR_ALL_HANDLES. */
+static void pvar_errors(void) {
+  MPI_T_pvar_session s1, s2, dead;
+  MPI_T_pvar_handle c1, lvl, h;
+  unsigned long long v = 0;
+  int count = 0, num = 0;
+  OK(MPI_T_pvar_get_num(&num));
+  OK(MPI_T_pvar_session_create(&s1));
+  OK(MPI_T_pvar_session_create(&s2));
+  CHECK(s1 != s2 && s1 != MPI_T_PVAR_SESSION_NULL);
+  c1 = alloc(s1, "loom_p2p_shm_messages_sent", MPI_T_PVAR_CLASS_COUNTER);
+  lvl = alloc(s1, "loom_p2p_unexpected_length", MPI_T_PVAR_CLASS_LEVEL);
+  EXPECT(MPI_T_pvar_handle_alloc(s1, num, NULL, &h, &count), MPI_T_ERR_INVALID_INDEX);
+  EXPECT(MPI_T_pvar_handle_alloc(s1, -1, NULL, &h, &count), MPI_T_ERR_INVALID_INDEX);
+  EXPECT(MPI_T_pvar_handle_alloc(MPI_T_PVAR_SESSION_NULL, 0, NULL, &h, &count),
+         MPI_T_ERR_INVALID_SESSION);
+  /* A handle of another session. */
+  EXPECT(MPI_T_pvar_read(s2, c1, &v), MPI_T_ERR_INVALID_HANDLE);
+  EXPECT(MPI_T_pvar_start(s2, c1), MPI_T_ERR_INVALID_HANDLE);
+  EXPECT(MPI_T_pvar_handle_free(s2, &c1), MPI_T_ERR_INVALID_HANDLE);
+  EXPECT(MPI_T_pvar_read(MPI_T_PVAR_SESSION_NULL, c1, &v), MPI_T_ERR_INVALID_SESSION);
+  EXPECT(MPI_T_pvar_read(s1, MPI_T_PVAR_HANDLE_NULL, &v), MPI_T_ERR_INVALID_HANDLE);
+  EXPECT(MPI_T_pvar_read(s1, MPI_T_PVAR_ALL_HANDLES, &v), MPI_T_ERR_INVALID_HANDLE);
+  EXPECT(MPI_T_pvar_readreset(s1, MPI_T_PVAR_ALL_HANDLES, &v), MPI_T_ERR_INVALID_HANDLE);
+  EXPECT(MPI_T_pvar_handle_free(s1, &(MPI_T_pvar_handle){MPI_T_PVAR_ALL_HANDLES}),
+         MPI_T_ERR_INVALID_HANDLE);
+  /* Writes are refused; the level can be neither started, stopped nor reset. */
+  EXPECT(MPI_T_pvar_write(s1, c1, &v), MPI_T_ERR_PVAR_NO_WRITE);
+  EXPECT(MPI_T_pvar_write(s1, lvl, &v), MPI_T_ERR_PVAR_NO_WRITE);
+  EXPECT(MPI_T_pvar_start(s1, lvl), MPI_T_ERR_PVAR_NO_STARTSTOP);
+  EXPECT(MPI_T_pvar_stop(s1, lvl), MPI_T_ERR_PVAR_NO_STARTSTOP);
+  EXPECT(MPI_T_pvar_reset(s1, lvl), MPI_T_ERR_PVAR_NO_WRITE);
+  EXPECT(MPI_T_pvar_readreset(s1, lvl, &v), MPI_T_ERR_PVAR_NO_WRITE);
+  /* All handles: the level is skipped. */
+  OK(MPI_T_pvar_start(s1, MPI_T_PVAR_ALL_HANDLES));
+  OK(MPI_T_pvar_reset(s1, MPI_T_PVAR_ALL_HANDLES));
+  OK(MPI_T_pvar_stop(s1, MPI_T_PVAR_ALL_HANDLES));
+  CHECK(rd(s1, c1) == 0); /* nothing sent while it ran */
+  EXPECT(MPI_T_pvar_start(MPI_T_PVAR_SESSION_NULL, MPI_T_PVAR_ALL_HANDLES),
+         MPI_T_ERR_INVALID_SESSION);
+  OK(MPI_T_pvar_handle_free(s1, &c1));
+  CHECK(c1 == MPI_T_PVAR_HANDLE_NULL);
+  /* Freeing a session frees its handles. */
+  dead = s1;
+  OK(MPI_T_pvar_session_free(&s1));
+  CHECK(s1 == MPI_T_PVAR_SESSION_NULL);
+  EXPECT(MPI_T_pvar_read(dead, lvl, &v), MPI_T_ERR_INVALID_SESSION);
+  EXPECT(MPI_T_pvar_session_free(&dead), MPI_T_ERR_INVALID_SESSION);
+  OK(MPI_T_pvar_session_free(&s2));
+}
+
+/* Messages to oneself move the self counters. */
+static void pvar_self(void) {
+  MPI_T_pvar_session s;
+  MPI_T_pvar_handle msgs, bytes, rmsgs;
+  int i, data[16] = {0};
+  MPI_Request req;
+  OK(MPI_T_pvar_session_create(&s));
+  msgs = alloc(s, "loom_p2p_self_messages_sent", MPI_T_PVAR_CLASS_COUNTER);
+  bytes = alloc(s, "loom_p2p_self_bytes_sent", MPI_T_PVAR_CLASS_COUNTER);
+  rmsgs = alloc(s, "loom_p2p_messages_received", MPI_T_PVAR_CLASS_COUNTER);
+  OK(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES));
+  for (i = 0; i < 3; ++i) {
+    OK(MPI_Isend(data, 16, MPI_INT, wrank, 5, MPI_COMM_WORLD, &req));
+    OK(MPI_Recv(data, 16, MPI_INT, wrank, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  }
+  CHECK(rd(s, msgs) == 3 && rd(s, bytes) == 3 * 16 * sizeof(int) && rd(s, rmsgs) == 3);
+  OK(MPI_T_pvar_session_free(&s));
+}
+
+/* Ranks 0 and 1: counters move by exactly what was sent while a handle is
+ * started, stay put while stopped, restart at reset; the unexpected queue
+ * grows with messages sent before their receives are posted. */
+enum { N = 7, B = 100, NBIG = 3, BIG = 200000 };
+static void pvar_pair(const char* transport) {
+  char mname[64], bname[64];
+  MPI_T_pvar_session s;
+  MPI_T_pvar_handle msgs, bytes, msgs2, other, rmsgs;
+  static char buf[BIG];
+  int i;
+  unsigned long long v = 0;
+  snprintf(mname, sizeof mname, "loom_p2p_%s_messages_sent", transport);
+  snprintf(bname, sizeof bname, "loom_p2p_%s_bytes_sent", transport);
+  OK(MPI_T_pvar_session_create(&s));
+  msgs = alloc(s, mname, MPI_T_PVAR_CLASS_COUNTER);
+  bytes = alloc(s, bname, MPI_T_PVAR_CLASS_COUNTER);
+  msgs2 = alloc(s, mname, MPI_T_PVAR_CLASS_COUNTER);
+  other = alloc(s, strcmp(transport, "shm") == 0 ? "loom_p2p_ofi_messages_sent"
+                                                 : "loom_p2p_shm_messages_sent",
+                MPI_T_PVAR_CLASS_COUNTER);
+  /* Rank 1 counts what arrives from before the barrier on: rank 0's
+   * messages may arrive while rank 1 is still in it. */
+  rmsgs = alloc(s, "loom_p2p_messages_received", MPI_T_PVAR_CLASS_COUNTER);
+  if (wrank == 1) OK(MPI_T_pvar_start(s, rmsgs));
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (wrank == 0) {
+    CHECK(rd(s, msgs) == 0); /* not started yet */
+    OK(MPI_T_pvar_start(s, msgs));
+    OK(MPI_T_pvar_start(s, bytes));
+    OK(MPI_T_pvar_start(s, other));
+    for (i = 0; i < N; ++i) OK(MPI_Send(buf, B, MPI_CHAR, 1, 1, MPI_COMM_WORLD));
+    CHECK(rd(s, msgs) == N);
+    CHECK(rd(s, bytes) == (unsigned long long)N * B);
+    CHECK(rd(s, msgs2) == 0); /* never started */
+    CHECK(rd(s, other) == 0);
+    /* Rendezvous-sized messages count once each, with all their bytes. */
+    OK(MPI_T_pvar_readreset(s, bytes, &v));
+    CHECK(v == (unsigned long long)N * B);
+    OK(MPI_T_pvar_start(s, msgs2));
+    for (i = 0; i < NBIG; ++i) OK(MPI_Send(buf, BIG, MPI_CHAR, 1, 2, MPI_COMM_WORLD));
+    CHECK(rd(s, msgs) == N + NBIG && rd(s, msgs2) == NBIG);
+    CHECK(rd(s, bytes) == (unsigned long long)NBIG * BIG);
+    /* Stopped: no change; started again: counting resumes. */
+    OK(MPI_T_pvar_stop(s, msgs));
+    OK(MPI_Send(buf, B, MPI_CHAR, 1, 3, MPI_COMM_WORLD));
+    CHECK(rd(s, msgs) == N + NBIG && rd(s, msgs2) == NBIG + 1);
+    OK(MPI_T_pvar_start(s, msgs));
+    OK(MPI_Send(buf, B, MPI_CHAR, 1, 3, MPI_COMM_WORLD));
+    CHECK(rd(s, msgs) == N + NBIG + 1 && rd(s, msgs2) == NBIG + 2);
+    OK(MPI_T_pvar_reset(s, msgs));
+    CHECK(rd(s, msgs) == 0);
+    CHECK(rd(s, other) == 0);
+  } else if (wrank == 1) {
+    for (i = 0; i < N; ++i) OK(MPI_Recv(buf, B, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    for (i = 0; i < NBIG; ++i)
+      OK(MPI_Recv(buf, BIG, MPI_CHAR, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    for (i = 0; i < 2; ++i) OK(MPI_Recv(buf, B, MPI_CHAR, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(rd(s, rmsgs) >= N + NBIG + 2);
+  }
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+
+  /* Unexpected messages: rank 0 sends N messages then one more with
+   * another tag; rank 1 receives that one first, so the N wait. */
+  {
+    MPI_T_pvar_handle len = alloc(s, "loom_p2p_unexpected_length", MPI_T_PVAR_CLASS_LEVEL);
+    MPI_T_pvar_handle peak =
+        alloc(s, "loom_p2p_unexpected_peak", MPI_T_PVAR_CLASS_HIGHWATERMARK);
+    unsigned long long before = rd(s, len), during, after, p;
+    OK(MPI_Barrier(MPI_COMM_WORLD)); /* rank 1 read `before` first */
+    if (wrank == 0) {
+      for (i = 0; i < N; ++i) OK(MPI_Send(buf, B, MPI_CHAR, 1, 10, MPI_COMM_WORLD));
+      OK(MPI_Send(buf, B, MPI_CHAR, 1, 11, MPI_COMM_WORLD));
+    } else if (wrank == 1) {
+      OK(MPI_T_pvar_start(s, peak));
+      OK(MPI_Recv(buf, B, MPI_CHAR, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      during = rd(s, len);
+      CHECK(during >= before + N);
+      p = rd(s, peak);
+      CHECK(p >= during);
+      for (i = 0; i < N; ++i) OK(MPI_Recv(buf, B, MPI_CHAR, 0, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      after = rd(s, len);
+      CHECK(after + N <= during);
+      CHECK(rd(s, peak) == p); /* the peak stays */
+      OK(MPI_T_pvar_stop(s, peak));
+      OK(MPI_T_pvar_reset(s, peak));
+      CHECK(rd(s, peak) == rd(s, len));
+    }
+  }
+  OK(MPI_T_pvar_session_free(&s));
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+static void pvars(const char* transport, int size) {
+  pvar_info();
+  pvar_errors();
+  pvar_self();
+  if (size >= 2) pvar_pair(transport);
+}
 
 int main(int argc, char** argv) {
   const char* eager = argc > 1 ? argv[1] : "16k";
