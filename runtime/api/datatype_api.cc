@@ -187,6 +187,24 @@ extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 }
 LOOM_WEAK_ALIAS(MPI_Type_create_subarray)
 
+extern "C" int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                                       const int array_of_distribs[], const int array_of_dargs[],
+                                       const int array_of_psizes[], int order,
+                                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const char* fn = "MPI_Type_create_darray";
+  if (ndims <= 0) {
+    if (!requireRunning(fn)) return MPI_ERR_OTHER;
+    return raise(nullptr, errorf(MPI_ERR_ARG, "ndims must be positive (got %d)", ndims), fn);
+  }
+  const void* arrays[] = {array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes};
+  return construct(fn, ndims, oldtype, newtype, arrays, 4, [&](Datatype* old, Datatype** out) {
+    using S = std::span<const int>;
+    return loom::typeDarray(size, rank, widen(array_of_gsizes, ndims), S(array_of_distribs, ndims),
+                            S(array_of_dargs, ndims), S(array_of_psizes, ndims), order, old, out);
+  });
+}
+LOOM_WEAK_ALIAS(MPI_Type_create_darray)
+
 extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return construct("MPI_Type_dup", 0, oldtype, newtype, nullptr, 0,
                    [&](Datatype* old, Datatype** out) { return loom::typeDup(old, out); });
@@ -210,9 +228,10 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
   if (!datatype) return raise(nullptr, errorf(MPI_ERR_ARG, "datatype is NULL"), fn);
   Datatype* t = toDatatype(*datatype);
   if (!t) return raise(nullptr, typeError(*datatype, "datatype"), fn);
-  if (t->isPredefined())
+  if (t->isPermanent())
     return raise(nullptr, errorf(MPI_ERR_TYPE, "%s is predefined and cannot be freed",
-                                 t->name().c_str()), fn);
+                                 t->isPredefined() ? t->name().c_str()
+                                                   : "a type from MPI_Type_create_f90_*"), fn);
   // Operations in flight and types built from this one hold their own
   // references; the object goes when the last of them lets go.
   t->markUserFreed();

@@ -24,6 +24,7 @@
 
 #include "core/group.h"
 #include "core/info.h"
+#include "core/attribute.h"
 
 namespace loom {
 
@@ -64,12 +65,6 @@ extern Errhandler gErrorsAreFatal;
 extern Errhandler gErrorsAbort;
 extern Errhandler gErrorsReturn;
 
-// One cached attribute: a keyval (whose callbacks runtime/api knows) and the
-// value the user stored.
-struct Attribute {
-  int keyval;
-  void* value;
-};
 
 struct ProcTopology;  // core/proc_topo.h
 

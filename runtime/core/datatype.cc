@@ -6,6 +6,9 @@
 #include <array>
 #include <complex>
 #include <cstddef>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <type_traits>
 
 namespace loom {
@@ -174,9 +177,42 @@ struct Datatype::Private {
     return b.t;
   }
 
+  // A second object with everything of `o` but its references, user-freed
+  // mark and attributes. Lists every member: keep in step with datatype.h.
+  static Datatype* clone(const Datatype* o) {
+    auto* t = new Datatype();
+    t->abiValue_ = 0;
+    t->combiner_ = o->combiner_;
+    t->kind_ = o->kind_;
+    t->committed_ = o->committed_;
+    t->explicitBounds_ = o->explicitBounds_;
+    t->contiguous_ = o->contiguous_;
+    t->permanent_ = false;
+    t->size_ = o->size_;
+    t->lb_ = o->lb_;
+    t->ub_ = o->ub_;
+    t->trueLb_ = o->trueLb_;
+    t->trueUb_ = o->trueUb_;
+    t->align_ = o->align_;
+    t->runs_ = o->runs_;
+    t->runStart_ = o->runStart_;
+    t->steps_ = o->steps_;
+    t->stepStart_ = o->stepStart_;
+    t->blocks_ = o->blocks_;
+    t->parts_ = o->parts_;
+    t->leafSize_[0] = o->leafSize_[0];
+    t->leafSize_[1] = o->leafSize_[1];
+    t->elements_ = o->elements_;
+    t->children_ = o->children_;
+    for (Datatype* c : t->children_) c->retain();
+    t->name_ = o->name_;
+    if (o->args_) t->setConstruction(o->combiner_, *o->args_);
+    return t;
+  }
+  static void setPermanent(Datatype* t) { t->permanent_ = true; }
+
   std::vector<DatatypeRun>& runs() { return t->runs_; }
   static const std::vector<DatatypeRun>& runsOf(const Datatype* c) { return c->runs_; }
-  static void setCombiner(Datatype* t, int combiner) { t->combiner_ = combiner; }
   static void setBounds(Datatype* t, int64_t lb, int64_t ub, bool explicitBounds) {
     t->lb_ = lb;
     t->ub_ = ub;
@@ -210,6 +246,16 @@ void Datatype::finishLayout() {
 
 Datatype::~Datatype() {
   for (Datatype* c : children_) c->release();
+  if (args_)
+    for (Datatype* c : args_->types) c->release();
+}
+
+void Datatype::setConstruction(int combiner, DatatypeArgs args) {
+  for (Datatype* c : args.types) c->retain();
+  if (args_)
+    for (Datatype* c : args_->types) c->release();
+  combiner_ = combiner;
+  args_ = std::make_unique<DatatypeArgs>(std::move(args));
 }
 
 void Datatype::retain() {
@@ -457,6 +503,12 @@ Status typeHvector(int64_t count, int64_t blocklen, int64_t strideBytes, Datatyp
     b.part(old, count * blocklen);
   }
   *out = b.finish();
+  using A = DatatypeArgs;
+  (*out)->setConstruction(MPI_COMBINER_HVECTOR, A()
+                                                    .add(A::kCount, count)
+                                                    .add(A::kCount, blocklen)
+                                                    .add(A::kBytes, strideBytes)
+                                                    .type(old));
   return Status::ok();
 }
 
@@ -464,7 +516,10 @@ Status typeVector(int64_t count, int64_t blocklen, int64_t stride, Datatype* old
                   Datatype** out) {
   LOOM_TRY(checkOld(old));
   LOOM_TRY(typeHvector(count, blocklen, stride * old->extent(), old, out));
-  Datatype::Private::setCombiner(*out, MPI_COMBINER_VECTOR);
+  using A = DatatypeArgs;
+  (*out)->setConstruction(
+      MPI_COMBINER_VECTOR,
+      A().add(A::kCount, count).add(A::kCount, blocklen).add(A::kCount, stride).type(old));
   return Status::ok();
 }
 
@@ -472,7 +527,8 @@ Status typeContiguous(int64_t count, Datatype* old, Datatype** out) {
   LOOM_TRY(checkOld(old));
   LOOM_TRY(checkCount(count, "count"));
   LOOM_TRY(typeHvector(1, count, 0, old, out));
-  Datatype::Private::setCombiner(*out, MPI_COMBINER_CONTIGUOUS);
+  (*out)->setConstruction(MPI_COMBINER_CONTIGUOUS,
+                          DatatypeArgs().add(DatatypeArgs::kCount, count).type(old));
   return Status::ok();
 }
 
@@ -497,6 +553,13 @@ Status typeHindexed(std::span<const int64_t> blocklens, std::span<const int64_t>
     b.part(old, blocklens[i]);
   }
   *out = b.finish();
+  using A = DatatypeArgs;
+  (*out)->setConstruction(MPI_COMBINER_HINDEXED,
+                          A()
+                              .add(A::kCount, static_cast<int64_t>(blocklens.size()))
+                              .add(A::kCount, blocklens)
+                              .add(A::kBytes, dispBytes)
+                              .type(old));
   return Status::ok();
 }
 
@@ -506,7 +569,13 @@ Status typeIndexed(std::span<const int64_t> blocklens, std::span<const int64_t> 
   std::vector<int64_t> bytes(disps.begin(), disps.end());
   for (int64_t& d : bytes) d *= old->extent();
   LOOM_TRY(typeHindexed(blocklens, bytes, old, out));
-  Datatype::Private::setCombiner(*out, MPI_COMBINER_INDEXED);
+  using A = DatatypeArgs;
+  (*out)->setConstruction(MPI_COMBINER_INDEXED,
+                          A()
+                              .add(A::kCount, static_cast<int64_t>(blocklens.size()))
+                              .add(A::kCount, blocklens)
+                              .add(A::kCount, disps)
+                              .type(old));
   return Status::ok();
 }
 
@@ -517,7 +586,13 @@ Status typeHindexedBlock(int64_t blocklen, std::span<const int64_t> dispBytes, D
     return errorf(MPI_ERR_ARG, "blocklength is negative (%lld)", (long long)blocklen);
   std::vector<int64_t> lens(dispBytes.size(), blocklen);
   LOOM_TRY(typeHindexed(lens, dispBytes, old, out));
-  Datatype::Private::setCombiner(*out, MPI_COMBINER_HINDEXED_BLOCK);
+  using A = DatatypeArgs;
+  (*out)->setConstruction(MPI_COMBINER_HINDEXED_BLOCK,
+                          A()
+                              .add(A::kCount, static_cast<int64_t>(dispBytes.size()))
+                              .add(A::kCount, blocklen)
+                              .add(A::kBytes, dispBytes)
+                              .type(old));
   return Status::ok();
 }
 
@@ -527,7 +602,13 @@ Status typeIndexedBlock(int64_t blocklen, std::span<const int64_t> disps, Dataty
   std::vector<int64_t> bytes(disps.begin(), disps.end());
   for (int64_t& d : bytes) d *= old->extent();
   LOOM_TRY(typeHindexedBlock(blocklen, bytes, old, out));
-  Datatype::Private::setCombiner(*out, MPI_COMBINER_INDEXED_BLOCK);
+  using A = DatatypeArgs;
+  (*out)->setConstruction(MPI_COMBINER_INDEXED_BLOCK,
+                          A()
+                              .add(A::kCount, static_cast<int64_t>(disps.size()))
+                              .add(A::kCount, blocklen)
+                              .add(A::kCount, disps)
+                              .type(old));
   return Status::ok();
 }
 
@@ -560,6 +641,13 @@ Status typeStruct(std::span<const int64_t> blocklens, std::span<const int64_t> d
   // members, as a C compiler pads a struct, unless a member has explicit
   // bounds (from MPI_Type_create_resized), which the user then controls.
   Datatype::Private::padToAlignment(t);
+  using A = DatatypeArgs;
+  A args;
+  args.add(A::kCount, static_cast<int64_t>(types.size()))
+      .add(A::kCount, blocklens)
+      .add(A::kBytes, dispBytes);
+  for (Datatype* c : types) args.type(c);
+  t->setConstruction(MPI_COMBINER_STRUCT, std::move(args));
   *out = t;
   return Status::ok();
 }
@@ -567,6 +655,9 @@ Status typeStruct(std::span<const int64_t> blocklens, std::span<const int64_t> d
 Status typeResized(Datatype* old, int64_t lb, int64_t extent, Datatype** out) {
   LOOM_TRY(checkOld(old));
   *out = Datatype::Private::resized(old, lb, extent);
+  using A = DatatypeArgs;
+  (*out)->setConstruction(MPI_COMBINER_RESIZED,
+                          A().add(A::kBytes, lb).add(A::kBytes, extent).type(old));
   return Status::ok();
 }
 
@@ -619,6 +710,14 @@ Status typeSubarray(std::span<const int64_t> sizes, std::span<const int64_t> sub
   // The type spans the whole array: lb 0, extent product(sizes) * extent(old).
   Datatype* t = b.finish();
   Datatype::Private::setBounds(t, 0, stride, /*explicitBounds=*/true);
+  using A = DatatypeArgs;
+  t->setConstruction(MPI_COMBINER_SUBARRAY, A()
+                                                .add(A::kInt, static_cast<int64_t>(n))
+                                                .add(A::kCount, sizes)
+                                                .add(A::kCount, subsizes)
+                                                .add(A::kCount, starts)
+                                                .add(A::kInt, order)
+                                                .type(old));
   *out = t;
   return Status::ok();
 }
@@ -626,7 +725,26 @@ Status typeSubarray(std::span<const int64_t> sizes, std::span<const int64_t> sub
 Status typeDup(Datatype* old, Datatype** out) {
   LOOM_TRY(checkOld(old));
   *out = Datatype::Private::dup(old);
+  (*out)->setConstruction(MPI_COMBINER_DUP, DatatypeArgs().type(old));
   return Status::ok();
+}
+
+Datatype* typeClone(const Datatype* t) { return Datatype::Private::clone(t); }
+
+Datatype* typeF90(int combiner, int p, int r, Datatype* base) {
+  static std::mutex mu;
+  static std::map<std::tuple<int, int, int>, Datatype*> made;  // never freed
+  std::lock_guard<std::mutex> lock(mu);
+  Datatype*& t = made[{combiner, p, r}];
+  if (!t) {
+    t = Datatype::Private::dup(base);
+    DatatypeArgs args;
+    if (combiner != MPI_COMBINER_F90_INTEGER) args.add(DatatypeArgs::kInt, p);
+    args.add(DatatypeArgs::kInt, r);
+    t->setConstruction(combiner, std::move(args));
+    Datatype::Private::setPermanent(t);
+  }
+  return t;
 }
 
 }  // namespace loom

@@ -36,10 +36,12 @@
 
 #include "core/handle_pool.h"
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "core/attribute.h"
 #include "core/status.h"
 
 namespace loom {
@@ -76,6 +78,47 @@ struct DatatypeRun {
   int64_t stride;
 };
 
+class Datatype;
+
+// How a derived type was built, for MPI_Type_get_envelope/get_contents:
+// the constructor's arguments in call order, each tagged with a kind that
+// decides which output array it belongs to.
+//   kInt:   always an integer (ndims, order, distribs, dargs, psizes, p, r).
+//   kCount: a count, block length, displacement in extents or array size:
+//           an integer, or a large count if a large-count (_c) constructor
+//           built the type.
+//   kBytes: a displacement, stride, lb or extent in bytes: an address, or a
+//           large count likewise.
+// So both the int and the _c views come from one record: the int view is
+// (kInt+kCount, kBytes, none), the _c view of a _c-built type is
+// (kInt, none, kCount+kBytes), each in call order.
+struct DatatypeArgs {
+  enum Kind : uint8_t { kInt, kCount, kBytes };
+  std::vector<int64_t> values;
+  std::vector<Kind> kinds;
+  std::vector<Datatype*> types;  // retained by the type holding the record
+  bool largeCounts = false;      // built by a _c constructor
+
+  DatatypeArgs& add(Kind k, int64_t v) {
+    values.push_back(v);
+    kinds.push_back(k);
+    return *this;
+  }
+  DatatypeArgs& add(Kind k, std::span<const int64_t> v) {
+    for (int64_t x : v) add(k, x);
+    return *this;
+  }
+  DatatypeArgs& type(Datatype* t) {
+    types.push_back(t);
+    return *this;
+  }
+  int64_t countOf(Kind k) const {
+    int64_t n = 0;
+    for (Kind x : kinds) n += x == k;
+    return n;
+  }
+};
+
 class Datatype : public HandlePool<Datatype> {
  public:
   static constexpr uint32_t kMagic = 0x50595444;  // "DTYP": catches stale handles
@@ -88,6 +131,15 @@ class Datatype : public HandlePool<Datatype> {
   // The ABI handle value of a predefined type (0x209 for MPI_INT), else 0.
   uint32_t abiValue() const { return abiValue_; }
   int combiner() const { return combiner_; }  // MPI_COMBINER_*
+  // Predefined, or a type MPI_Type_create_f90_* returned: lives until the
+  // process exits, cannot be freed, and MPI_Type_get_contents hands it out
+  // as itself rather than as a new handle.
+  bool isPermanent() const { return abiValue_ != 0 || permanent_; }
+  // The constructor call that built this type; nullptr for a named type.
+  const DatatypeArgs* args() const { return args_.get(); }
+  // Records (replacing any earlier record) how the type was built, retaining
+  // args.types. Called by the constructors once the layout is done.
+  void setConstruction(int combiner, DatatypeArgs args);
   BasicKind kind() const { return kind_; }
 
   // Geometry, in bytes, per the MPI standard.
@@ -115,6 +167,9 @@ class Datatype : public HandlePool<Datatype> {
 
   const std::string& name() const { return name_; }
   void setName(std::string n) { name_ = std::move(n); }
+
+  // Cached attributes (MPI_Type_set_attr); runtime/api runs the callbacks.
+  std::vector<Attribute>& attributes() { return attrs_; }
 
   // Reference counting. The user's handle holds one reference; a pending
   // operation or a type built from this one holds another. Predefined types
@@ -158,6 +213,16 @@ class Datatype : public HandlePool<Datatype> {
   // `bytes` ends inside a basic element. O(nesting depth * parts per level).
   int64_t basicElementsIn(int64_t bytes) const;
 
+  // One part of the packed stream of an element: `copies` whole packed
+  // elements of `type` (a child, kept alive by children_). A derived type's
+  // stream is its parts in order, down to predefined types (no parts); the
+  // external32 converter walks them.
+  struct Part {
+    const Datatype* type;
+    int64_t copies;
+  };
+  const std::vector<Part>& parts() const { return parts_; }
+
   // --- Internal: used by the constructors in datatype.cc.
   struct Private;
 
@@ -200,13 +265,6 @@ class Datatype : public HandlePool<Datatype> {
   void finishLayout();
   void compileProgram();
 
-  // One part of the packed stream of an element: `copies` whole packed
-  // elements of `type` (a child, kept alive by children_).
-  struct Part {
-    const Datatype* type;
-    int64_t copies;
-  };
-
   uint32_t magic_ = kMagic;
   uint32_t abiValue_ = 0;
   int combiner_ = 0;
@@ -215,6 +273,7 @@ class Datatype : public HandlePool<Datatype> {
   bool userFreed_ = false;
   bool explicitBounds_ = false;
   bool contiguous_ = false;
+  bool permanent_ = false;
   std::atomic<int> refs_{1};
   int64_t size_ = 0;
   int64_t lb_ = 0, ub_ = 0;
@@ -232,6 +291,8 @@ class Datatype : public HandlePool<Datatype> {
   int64_t elements_ = 0;
   std::vector<Datatype*> children_;
   std::string name_;
+  std::unique_ptr<DatatypeArgs> args_;
+  std::vector<Attribute> attrs_;
 };
 
 // The predefined type with ABI handle value `abiValue` (0x209 for MPI_INT),
@@ -265,5 +326,19 @@ Status typeSubarray(std::span<const int64_t> sizes, std::span<const int64_t> sub
                     Datatype** out);
 // Same layout and committed state as `old`, no name.
 Status typeDup(Datatype* old, Datatype** out);
+// MPI_Type_create_darray (HPF distributions; datatype_darray.cc). `distribs`
+// are MPI_DISTRIBUTE_*, `dargs` a positive block size or
+// MPI_DISTRIBUTE_DFLT_DARG; the process grid is row-major whatever `order`.
+Status typeDarray(int size, int rank, std::span<const int64_t> gsizes,
+                  std::span<const int> distribs, std::span<const int> dargs,
+                  std::span<const int> psizes, int order, Datatype* old, Datatype** out);
+// A second handle on `t`: same layout, construction record, name and
+// committed state, no attributes, one reference (the caller's). For the
+// datatypes MPI_Type_get_contents returns, which the user frees.
+Datatype* typeClone(const Datatype* t);
+// The permanent type MPI_Type_create_f90_{real,complex,integer} returns for
+// (combiner, p, r): the layout of the predefined `base`, combiner
+// MPI_COMBINER_F90_*; the same object for the same arguments.
+Datatype* typeF90(int combiner, int p, int r, Datatype* base);
 
 }  // namespace loom
