@@ -2,6 +2,9 @@
 // MPI_Pack/MPI_Unpack. The engine is runtime/core/datatype.*; this file
 // checks the C arguments, converts them, and raises errors.
 //
+// Attributes: MPI_Type_dup runs the copy callbacks and MPI_Type_free the
+// delete callbacks (type_attr_api.cc).
+//
 // Errors: an invalid, null or (where the standard requires it) uncommitted
 // datatype is MPI_ERR_TYPE, a negative count MPI_ERR_COUNT, any other bad
 // argument MPI_ERR_ARG. Functions without a communicator raise on
@@ -207,7 +210,18 @@ LOOM_WEAK_ALIAS(MPI_Type_create_darray)
 
 extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return construct("MPI_Type_dup", 0, oldtype, newtype, nullptr, 0,
-                   [&](Datatype* old, Datatype** out) { return loom::typeDup(old, out); });
+                   [&](Datatype* old, Datatype** out) {
+                     LOOM_TRY(loom::typeDup(old, out));
+                     // The new type gets the attributes the copy callbacks
+                     // hand over; if one fails, no new type.
+                     Status st = loom::api::copyTypeAttributes(old, oldtype, *out);
+                     if (!st) {
+                       (void)loom::api::deleteTypeAttributes(*out, toHandle(*out));
+                       (*out)->release();
+                       *out = nullptr;
+                     }
+                     return st;
+                   });
 }
 LOOM_WEAK_ALIAS(MPI_Type_dup)
 
@@ -232,6 +246,9 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
     return raise(nullptr, errorf(MPI_ERR_TYPE, "%s is predefined and cannot be freed",
                                  t->isPredefined() ? t->name().c_str()
                                                    : "a type from MPI_Type_create_f90_*"), fn);
+  // Delete callbacks first; if one fails, the type stays.
+  Status st = loom::api::deleteTypeAttributes(t, *datatype);
+  if (!st) return raise(nullptr, st, fn);
   // Operations in flight and types built from this one hold their own
   // references; the object goes when the last of them lets go.
   t->markUserFreed();

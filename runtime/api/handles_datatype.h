@@ -31,3 +31,13 @@ inline MPI_Datatype toHandle(Datatype* t) {
 }
 
 }  // namespace loom::api
+
+namespace loom::api {
+
+// Datatype attributes (type_attr_api.cc): the copy callbacks MPI_Type_dup
+// runs, and the delete callbacks MPI_Type_free runs (newest first, stopping
+// at the first that fails). The Status carries a failing callback's code.
+Status copyTypeAttributes(Datatype* from, MPI_Datatype fromHandle, Datatype* to);
+Status deleteTypeAttributes(Datatype* t, MPI_Datatype handle);
+
+}  // namespace loom::api
