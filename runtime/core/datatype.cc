@@ -246,14 +246,9 @@ void Datatype::finishLayout() {
 
 Datatype::~Datatype() {
   for (Datatype* c : children_) c->release();
-  if (args_)
-    for (Datatype* c : args_->types) c->release();
 }
 
 void Datatype::setConstruction(int combiner, DatatypeArgs args) {
-  for (Datatype* c : args.types) c->retain();
-  if (args_)
-    for (Datatype* c : args_->types) c->release();
   combiner_ = combiner;
   args_ = std::make_unique<DatatypeArgs>(std::move(args));
 }

@@ -96,7 +96,9 @@ struct DatatypeArgs {
   enum Kind : uint8_t { kInt, kCount, kBytes };
   std::vector<int64_t> values;
   std::vector<Kind> kinds;
-  std::vector<Datatype*> types;  // retained by the type holding the record
+  // Not retained by the record: each is a child of the type holding it, or
+  // (darray) reachable through its children, so it lives as long as the type.
+  std::vector<Datatype*> types;
   bool largeCounts = false;      // built by a _c constructor
 
   DatatypeArgs& add(Kind k, int64_t v) {
@@ -137,8 +139,9 @@ class Datatype : public HandlePool<Datatype> {
   bool isPermanent() const { return abiValue_ != 0 || permanent_; }
   // The constructor call that built this type; nullptr for a named type.
   const DatatypeArgs* args() const { return args_.get(); }
-  // Records (replacing any earlier record) how the type was built, retaining
-  // args.types. Called by the constructors once the layout is done.
+  // Records (replacing any earlier record) how the type was built. Called
+  // by the constructors once the layout is done; args.types must be kept
+  // alive by children() (see DatatypeArgs::types).
   void setConstruction(int combiner, DatatypeArgs args);
   BasicKind kind() const { return kind_; }
 
@@ -159,7 +162,8 @@ class Datatype : public HandlePool<Datatype> {
   // send them without packing. Types of size 0 are contiguous too.
   bool isContiguous() const { return contiguous_; }
   const std::vector<DatatypeRun>& runs() const { return runs_; }
-  // Types this one was built from (retained), for MPI_Type_get_contents.
+  // Types this one was built from (retained): the parts of its layout, and
+  // (directly or through them) the types its construction record names.
   const std::vector<Datatype*>& children() const { return children_; }
 
   bool isCommitted() const { return committed_; }
