@@ -728,9 +728,10 @@ Datatype* typeClone(const Datatype* t) { return Datatype::Private::clone(t); }
 
 Datatype* typeF90(int combiner, int p, int r, Datatype* base) {
   static std::mutex mu;
-  static std::map<std::tuple<int, int, int>, Datatype*> made;  // never freed
+  // Never freed, nor destroyed at exit: the types live as long as the process.
+  static auto* made = new std::map<std::tuple<int, int, int>, Datatype*>;
   std::lock_guard<std::mutex> lock(mu);
-  Datatype*& t = made[{combiner, p, r}];
+  Datatype*& t = (*made)[{combiner, p, r}];
   if (!t) {
     t = Datatype::Private::dup(base);
     DatatypeArgs args;
