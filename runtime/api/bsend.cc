@@ -13,9 +13,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <vector>
 
+#include "api/large_count.h"
 #include "api/runtime.h"
 #include "core/progress.h"
 #include "p2p/p2p.h"
@@ -142,11 +144,13 @@ using loom::api::B;
 using loom::api::raise;
 using loom::api::requireRunning;
 
-extern "C" int PMPI_Buffer_attach(void* buffer, int size) {
-  if (!requireRunning("MPI_Buffer_attach")) return MPI_ERR_OTHER;
+namespace {
+
+int attach(void* buffer, int64_t size, const char* fn) {
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
   if (B.attached)
     return raise(nullptr, errorf(MPI_ERR_BUFFER, "a buffer is already attached; detach it first"),
-                 "MPI_Buffer_attach");
+                 fn);
   if (buffer == MPI_BUFFER_AUTOMATIC) {
     B.automatic = true;
     B.base = nullptr;
@@ -155,30 +159,56 @@ extern "C" int PMPI_Buffer_attach(void* buffer, int size) {
     return MPI_SUCCESS;
   }
   if (size < 0)
-    return raise(nullptr, errorf(MPI_ERR_ARG, "size=%d < 0", size), "MPI_Buffer_attach");
-  if (!buffer && size > 0)
-    return raise(nullptr, errorf(MPI_ERR_BUFFER, "buffer is NULL"), "MPI_Buffer_attach");
+    return raise(nullptr, errorf(MPI_ERR_ARG, "size=%lld < 0", static_cast<long long>(size)), fn);
+  if (!buffer && size > 0) return raise(nullptr, errorf(MPI_ERR_BUFFER, "buffer is NULL"), fn);
   B.base = static_cast<char*>(buffer);
   B.size = static_cast<size_t>(size);
   B.automatic = false;
   B.attached = true;
   return MPI_SUCCESS;
 }
-LOOM_WEAK_ALIAS(MPI_Buffer_attach)
 
-extern "C" int PMPI_Buffer_detach(void* buffer_addr, int* size) {
-  if (!requireRunning("MPI_Buffer_detach")) return MPI_ERR_OTHER;
+// Detaches into *size (`maxSize`: the largest value the caller's size
+// argument holds; a larger buffer stays attached, MPI_ERR_VALUE_TOO_LARGE).
+int detach(void* buffer_addr, int64_t* size, int64_t maxSize, const char* fn) {
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
   if (!buffer_addr || !size)
-    return raise(nullptr, errorf(MPI_ERR_ARG, "buffer_addr or size is NULL"), "MPI_Buffer_detach");
+    return raise(nullptr, errorf(MPI_ERR_ARG, "buffer_addr or size is NULL"), fn);
+  if (B.attached && B.size > static_cast<size_t>(maxSize))
+    return raise(nullptr,
+                 errorf(MPI_ERR_VALUE_TOO_LARGE,
+                        "the attached buffer's size (%zu bytes) does not fit an int: detach it "
+                        "with MPI_Buffer_detach_c",
+                        B.size),
+                 fn);
   // The standard: detach blocks until every message in the buffer is sent.
   loom::api::flushBufferedSends();
   void* base = B.automatic ? MPI_BUFFER_AUTOMATIC : B.base;
   *static_cast<void**>(buffer_addr) = B.attached ? base : nullptr;
-  *size = B.attached ? static_cast<int>(B.size) : 0;
+  *size = B.attached ? static_cast<int64_t>(B.size) : 0;
   B = {};
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+// Each with its MPI_Count form (api/large_count.h).
+extern "C" int PMPI_Buffer_attach(void* buffer, int size) {
+  return attach(buffer, size, "MPI_Buffer_attach");
+}
+LOOM_WEAK_ALIAS(MPI_Buffer_attach)
+LOOM_LARGE_COUNT(Buffer_attach, (void* buffer, MPI_Count size),
+                 attach(buffer, size, "MPI_Buffer_attach_c"))
+
+extern "C" int PMPI_Buffer_detach(void* buffer_addr, int* size) {
+  int64_t n = 0;
+  int rc = detach(buffer_addr, size ? &n : nullptr, INT_MAX, "MPI_Buffer_detach");
+  if (rc == MPI_SUCCESS) *size = static_cast<int>(n);
+  return rc;
+}
 LOOM_WEAK_ALIAS(MPI_Buffer_detach)
+LOOM_LARGE_COUNT(Buffer_detach, (void* buffer_addr, MPI_Count* size),
+                 detach(buffer_addr, size, INT64_MAX, "MPI_Buffer_detach_c"))
 
 extern "C" int PMPI_Buffer_flush(void) {
   if (!requireRunning("MPI_Buffer_flush")) return MPI_ERR_OTHER;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "api/handles_datatype.h"
+#include "api/large_count.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 #include "core/progress.h"
@@ -91,7 +92,7 @@ int lookupMessage(MPI_Message* message, const char* fn, Message** msg, Comm** co
 }
 
 // Starts receiving a matched message; consumes the handle.
-int startMrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, bool hold,
+int startMrecv(void* buf, int64_t count, MPI_Datatype datatype, MPI_Message* message, bool hold,
                Request** out, Comm** commOut, const char* fn) {
   *out = nullptr;
   Message* m;
@@ -225,9 +226,12 @@ extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* mess
 }
 LOOM_WEAK_ALIAS(MPI_Mprobe)
 
-extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
-                          MPI_Status* status) {
-  const char* fn = "MPI_Mrecv";
+// MPI_Mrecv/MPI_Imrecv and their MPI_Count forms (api/large_count.h).
+
+namespace {
+
+int mrecv(void* buf, int64_t count, MPI_Datatype datatype, MPI_Message* message,
+          MPI_Status* status, const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Request* r;
   Comm* c;
@@ -245,11 +249,9 @@ extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Messa
   if (err != MPI_SUCCESS) return raise(c, errorf(err, "the receive failed"), fn);
   return MPI_SUCCESS;
 }
-LOOM_WEAK_ALIAS(MPI_Mrecv)
 
-extern "C" int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
-                           MPI_Request* request) {
-  const char* fn = "MPI_Imrecv";
+int imrecv(void* buf, int64_t count, MPI_Datatype datatype, MPI_Message* message,
+           MPI_Request* request, const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   if (!request) return raise(nullptr, errorf(MPI_ERR_ARG, "request is NULL"), fn);
   Request* r;
@@ -258,4 +260,25 @@ extern "C" int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Mess
   *request = loom::api::toHandle(r);
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                          MPI_Status* status) {
+  return mrecv(buf, count, datatype, message, status, "MPI_Mrecv");
+}
+LOOM_WEAK_ALIAS(MPI_Mrecv)
+LOOM_LARGE_COUNT(Mrecv,
+                 (void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                  MPI_Status* status),
+                 mrecv(buf, count, datatype, message, status, "MPI_Mrecv_c"))
+
+extern "C" int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                           MPI_Request* request) {
+  return imrecv(buf, count, datatype, message, request, "MPI_Imrecv");
+}
 LOOM_WEAK_ALIAS(MPI_Imrecv)
+LOOM_LARGE_COUNT(Imrecv,
+                 (void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                  MPI_Request* request),
+                 imrecv(buf, count, datatype, message, request, "MPI_Imrecv_c"))

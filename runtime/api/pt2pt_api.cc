@@ -21,6 +21,7 @@
 #include "api/handles_datatype.h"
 #include "api/persistent_coll.h"
 #include "api/request_kinds.h"
+#include "api/large_count.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 #include "core/progress.h"
@@ -47,7 +48,7 @@ struct Checked {
 // Validates a send's arguments in the documented order, raising the first
 // failure; MPI_SUCCESS or the code the error handler gave back. Out of line:
 // the hot path below only calls it when a quick test fails.
-[[gnu::noinline, gnu::cold]] int checkSendSlow(const void* buf, int count, MPI_Datatype datatype,
+[[gnu::noinline, gnu::cold]] int checkSendSlow(const void* buf, int64_t count, MPI_Datatype datatype,
                                                int dest, int tag, MPI_Comm comm, const char* fn,
                                                Checked* out) {
   out->comm = loom::api::toComm(comm);
@@ -65,7 +66,7 @@ struct Checked {
   return MPI_SUCCESS;
 }
 
-[[gnu::noinline, gnu::cold]] int checkRecvSlow(const void* buf, int count, MPI_Datatype datatype,
+[[gnu::noinline, gnu::cold]] int checkRecvSlow(const void* buf, int64_t count, MPI_Datatype datatype,
                                                int source, int tag, MPI_Comm comm, const char* fn,
                                                Checked* out) {
   out->comm = loom::api::toComm(comm);
@@ -91,7 +92,7 @@ struct Checked {
 // pass. Any failure goes to the slow version, which finds and reports the
 // first problem.
 template <bool kSend>
-inline bool quickCheck(const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+inline bool quickCheck(const void* buf, int64_t count, MPI_Datatype datatype, int peer, int tag,
                        MPI_Comm comm, Checked* out) {
   Comm* c = loom::api::toComm(comm);
   if (!c) return false;
@@ -106,14 +107,14 @@ inline bool quickCheck(const void* buf, int count, MPI_Datatype datatype, int pe
   return true;
 }
 
-inline int checkSend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+inline int checkSend(const void* buf, int64_t count, MPI_Datatype datatype, int dest, int tag,
                      MPI_Comm comm, const char* fn, Checked* out) {
   if (quickCheck<true>(buf, count, datatype, dest, tag, comm, out)) [[likely]]
     return MPI_SUCCESS;
   return checkSendSlow(buf, count, datatype, dest, tag, comm, fn, out);
 }
 
-inline int checkRecv(const void* buf, int count, MPI_Datatype datatype, int source, int tag,
+inline int checkRecv(const void* buf, int64_t count, MPI_Datatype datatype, int source, int tag,
                      MPI_Comm comm, const char* fn, Checked* out) {
   if (quickCheck<false>(buf, count, datatype, source, tag, comm, out)) [[likely]]
     return MPI_SUCCESS;
@@ -189,7 +190,7 @@ int finishBlocking(Request* r, Comm* comm, MPI_Status* status, const char* fn) {
   return rc;
 }
 
-int blockingSend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+int blockingSend(const void* buf, int64_t count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm, SendMode mode, const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Checked c;
@@ -203,7 +204,7 @@ int blockingSend(const void* buf, int count, MPI_Datatype datatype, int dest, in
   return finishBlocking(r, c.comm, MPI_STATUS_IGNORE, fn);
 }
 
-int nonblockingSend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+int nonblockingSend(const void* buf, int64_t count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request* request, SendMode mode, const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   if (!request) return raise(nullptr, errorf(MPI_ERR_ARG, "request is NULL"), fn);
@@ -216,7 +217,7 @@ int nonblockingSend(const void* buf, int count, MPI_Datatype datatype, int dest,
 }
 
 // Builds an inactive persistent request; MPI_Start starts it.
-int persistentInit(const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+int persistentInit(const void* buf, int64_t count, MPI_Datatype datatype, int peer, int tag,
                    MPI_Comm comm, MPI_Request* request, ReqKind kind, SendMode mode,
                    const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
@@ -281,91 +282,38 @@ int checkStartable(MPI_Request h, Request** out, const char* fn) {
 }  // namespace
 
 // ---- Blocking sends and receive ------------------------------------------
+//
+// Every function below exists twice: MPI_Foo with an int count and
+// MPI_Foo_c (MPI 4.0) with an MPI_Count one; both call the same int64_t
+// implementation (api/large_count.h).
 
-extern "C" int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                         MPI_Comm comm) {
-  return blockingSend(buf, count, datatype, dest, tag, comm, SendMode::kStandard, "MPI_Send");
-}
-LOOM_WEAK_ALIAS(MPI_Send)
+namespace {
 
-extern "C" int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                          MPI_Comm comm) {
-  return blockingSend(buf, count, datatype, dest, tag, comm, SendMode::kSync, "MPI_Ssend");
-}
-LOOM_WEAK_ALIAS(MPI_Ssend)
-
-extern "C" int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                          MPI_Comm comm) {
-  return blockingSend(buf, count, datatype, dest, tag, comm, SendMode::kReady, "MPI_Rsend");
-}
-LOOM_WEAK_ALIAS(MPI_Rsend)
-
-extern "C" int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                          MPI_Comm comm) {
-  return blockingSend(buf, count, datatype, dest, tag, comm, SendMode::kBuffered, "MPI_Bsend");
-}
-LOOM_WEAK_ALIAS(MPI_Bsend)
-
-extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
-                         MPI_Comm comm, MPI_Status* status) {
-  if (!requireRunning("MPI_Recv")) return MPI_ERR_OTHER;
+int recv(void* buf, int64_t count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+         MPI_Status* status, const char* fn) {
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Checked c;
-  if (int rc = checkRecv(buf, count, datatype, source, tag, comm, "MPI_Recv", &c)) return rc;
+  if (int rc = checkRecv(buf, count, datatype, source, tag, comm, fn, &c)) return rc;
   Request* r;
-  if (int rc = startRecv(buf, count, c.type, source, tag, c.comm, &r, "MPI_Recv")) return rc;
-  return finishBlocking(r, c.comm, status, "MPI_Recv");
+  if (int rc = startRecv(buf, count, c.type, source, tag, c.comm, &r, fn)) return rc;
+  return finishBlocking(r, c.comm, status, fn);
 }
-LOOM_WEAK_ALIAS(MPI_Recv)
 
-// ---- Nonblocking ----------------------------------------------------------
-
-extern "C" int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                          MPI_Comm comm, MPI_Request* request) {
-  return nonblockingSend(buf, count, datatype, dest, tag, comm, request, SendMode::kStandard,
-                         "MPI_Isend");
-}
-LOOM_WEAK_ALIAS(MPI_Isend)
-
-extern "C" int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                           MPI_Comm comm, MPI_Request* request) {
-  return nonblockingSend(buf, count, datatype, dest, tag, comm, request, SendMode::kSync,
-                         "MPI_Issend");
-}
-LOOM_WEAK_ALIAS(MPI_Issend)
-
-extern "C" int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                           MPI_Comm comm, MPI_Request* request) {
-  return nonblockingSend(buf, count, datatype, dest, tag, comm, request, SendMode::kReady,
-                         "MPI_Irsend");
-}
-LOOM_WEAK_ALIAS(MPI_Irsend)
-
-extern "C" int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                           MPI_Comm comm, MPI_Request* request) {
-  return nonblockingSend(buf, count, datatype, dest, tag, comm, request, SendMode::kBuffered,
-                         "MPI_Ibsend");
-}
-LOOM_WEAK_ALIAS(MPI_Ibsend)
-
-extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
-                          MPI_Comm comm, MPI_Request* request) {
-  if (!requireRunning("MPI_Irecv")) return MPI_ERR_OTHER;
-  if (!request) return raise(nullptr, errorf(MPI_ERR_ARG, "request is NULL"), "MPI_Irecv");
+int irecv(void* buf, int64_t count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+          MPI_Request* request, const char* fn) {
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  if (!request) return raise(nullptr, errorf(MPI_ERR_ARG, "request is NULL"), fn);
   Checked c;
-  if (int rc = checkRecv(buf, count, datatype, source, tag, comm, "MPI_Irecv", &c)) return rc;
+  if (int rc = checkRecv(buf, count, datatype, source, tag, comm, fn, &c)) return rc;
   Request* r;
-  if (int rc = startRecv(buf, count, c.type, source, tag, c.comm, &r, "MPI_Irecv")) return rc;
+  if (int rc = startRecv(buf, count, c.type, source, tag, c.comm, &r, fn)) return rc;
   *request = loom::api::toHandle(r);
   return MPI_SUCCESS;
 }
-LOOM_WEAK_ALIAS(MPI_Irecv)
 
-// ---- Send-receive ---------------------------------------------------------
-
-extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                             int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                             int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  const char* fn = "MPI_Sendrecv";
+int sendrecv(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+             void* recvbuf, int64_t recvcount, MPI_Datatype recvtype, int source, int recvtag,
+             MPI_Comm comm, MPI_Status* status, const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Checked s, r;
   if (int rc = checkSend(sendbuf, sendcount, sendtype, dest, sendtag, comm, fn, &s)) return rc;
@@ -385,12 +333,9 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
   Request::release(sreq);
   return finishBlocking(rreq, r.comm, status, fn);
 }
-LOOM_WEAK_ALIAS(MPI_Sendrecv)
 
-extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
-                                     int sendtag, int source, int recvtag, MPI_Comm comm,
-                                     MPI_Status* status) {
-  const char* fn = "MPI_Sendrecv_replace";
+int sendrecvReplace(void* buf, int64_t count, MPI_Datatype datatype, int dest, int sendtag,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status* status, const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Checked s, r;
   if (int rc = checkSend(buf, count, datatype, dest, sendtag, comm, fn, &s)) return rc;
@@ -416,7 +361,94 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype
   Request::release(sreq);
   return finishBlocking(rreq, r.comm, status, fn);
 }
+
+}  // namespace
+
+// The blocking, nonblocking and persistent sends share one parameter list
+// (a request at the end for the last two); SEND_ENTRIES stamps out MPI_Foo
+// and MPI_Foo_c for one of them.
+#define SEND_PARAMS(COUNT) \
+  (const void* buf, COUNT count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+#define SEND_PARAMS_REQ(COUNT)                                                                 \
+  (const void* buf, COUNT count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, \
+   MPI_Request* request)
+#define SEND_ENTRIES(NAME, PARAMS, CALL)                           \
+  extern "C" int PMPI_##NAME PARAMS(int) { return CALL("MPI_" #NAME); } \
+  LOOM_WEAK_ALIAS(MPI_##NAME)                                      \
+  LOOM_LARGE_COUNT(NAME, PARAMS(MPI_Count), CALL("MPI_" #NAME "_c"))
+
+#define BLOCKING(MODE) \
+  [&](const char* fn) { return blockingSend(buf, count, datatype, dest, tag, comm, MODE, fn); }
+#define NONBLOCKING(MODE)                                                                \
+  [&](const char* fn) {                                                                  \
+    return nonblockingSend(buf, count, datatype, dest, tag, comm, request, MODE, fn); \
+  }
+#define PERSISTENT(MODE)                                                                   \
+  [&](const char* fn) {                                                                    \
+    return persistentInit(buf, count, datatype, dest, tag, comm, request, ReqKind::kSend, \
+                          MODE, fn);                                                       \
+  }
+
+SEND_ENTRIES(Send, SEND_PARAMS, BLOCKING(SendMode::kStandard))
+SEND_ENTRIES(Ssend, SEND_PARAMS, BLOCKING(SendMode::kSync))
+SEND_ENTRIES(Rsend, SEND_PARAMS, BLOCKING(SendMode::kReady))
+SEND_ENTRIES(Bsend, SEND_PARAMS, BLOCKING(SendMode::kBuffered))
+
+extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                         MPI_Comm comm, MPI_Status* status) {
+  return recv(buf, count, datatype, source, tag, comm, status, "MPI_Recv");
+}
+LOOM_WEAK_ALIAS(MPI_Recv)
+LOOM_LARGE_COUNT(Recv,
+                 (void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                  MPI_Comm comm, MPI_Status* status),
+                 recv(buf, count, datatype, source, tag, comm, status, "MPI_Recv_c"))
+
+// ---- Nonblocking ----------------------------------------------------------
+
+SEND_ENTRIES(Isend, SEND_PARAMS_REQ, NONBLOCKING(SendMode::kStandard))
+SEND_ENTRIES(Issend, SEND_PARAMS_REQ, NONBLOCKING(SendMode::kSync))
+SEND_ENTRIES(Irsend, SEND_PARAMS_REQ, NONBLOCKING(SendMode::kReady))
+SEND_ENTRIES(Ibsend, SEND_PARAMS_REQ, NONBLOCKING(SendMode::kBuffered))
+
+extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                          MPI_Comm comm, MPI_Request* request) {
+  return irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
+}
+LOOM_WEAK_ALIAS(MPI_Irecv)
+LOOM_LARGE_COUNT(Irecv,
+                 (void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                  MPI_Comm comm, MPI_Request* request),
+                 irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv_c"))
+
+// ---- Send-receive ---------------------------------------------------------
+
+extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                             int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                             int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                  source, recvtag, comm, status, "MPI_Sendrecv");
+}
+LOOM_WEAK_ALIAS(MPI_Sendrecv)
+LOOM_LARGE_COUNT(Sendrecv,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                  int source, int recvtag, MPI_Comm comm, MPI_Status* status),
+                 sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                          recvtype, source, recvtag, comm, status, "MPI_Sendrecv_c"))
+
+extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
+                                     int sendtag, int source, int recvtag, MPI_Comm comm,
+                                     MPI_Status* status) {
+  return sendrecvReplace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
+                         "MPI_Sendrecv_replace");
+}
 LOOM_WEAK_ALIAS(MPI_Sendrecv_replace)
+LOOM_LARGE_COUNT(Sendrecv_replace,
+                 (void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                  int source, int recvtag, MPI_Comm comm, MPI_Status* status),
+                 sendrecvReplace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                                 status, "MPI_Sendrecv_replace_c"))
 
 // Nonblocking forms (MPI 4.0): one request for both parts, with the status
 // of the receive (request_compound.cc).
@@ -459,33 +491,10 @@ LOOM_WEAK_ALIAS(MPI_Isendrecv_replace)
 
 // ---- Persistent -------------------------------------------------------------
 
-extern "C" int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                              MPI_Comm comm, MPI_Request* request) {
-  return persistentInit(buf, count, datatype, dest, tag, comm, request, ReqKind::kSend,
-                        SendMode::kStandard, "MPI_Send_init");
-}
-LOOM_WEAK_ALIAS(MPI_Send_init)
-
-extern "C" int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                               MPI_Comm comm, MPI_Request* request) {
-  return persistentInit(buf, count, datatype, dest, tag, comm, request, ReqKind::kSend,
-                        SendMode::kSync, "MPI_Ssend_init");
-}
-LOOM_WEAK_ALIAS(MPI_Ssend_init)
-
-extern "C" int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                               MPI_Comm comm, MPI_Request* request) {
-  return persistentInit(buf, count, datatype, dest, tag, comm, request, ReqKind::kSend,
-                        SendMode::kReady, "MPI_Rsend_init");
-}
-LOOM_WEAK_ALIAS(MPI_Rsend_init)
-
-extern "C" int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                               MPI_Comm comm, MPI_Request* request) {
-  return persistentInit(buf, count, datatype, dest, tag, comm, request, ReqKind::kSend,
-                        SendMode::kBuffered, "MPI_Bsend_init");
-}
-LOOM_WEAK_ALIAS(MPI_Bsend_init)
+SEND_ENTRIES(Send_init, SEND_PARAMS_REQ, PERSISTENT(SendMode::kStandard))
+SEND_ENTRIES(Ssend_init, SEND_PARAMS_REQ, PERSISTENT(SendMode::kSync))
+SEND_ENTRIES(Rsend_init, SEND_PARAMS_REQ, PERSISTENT(SendMode::kReady))
+SEND_ENTRIES(Bsend_init, SEND_PARAMS_REQ, PERSISTENT(SendMode::kBuffered))
 
 extern "C" int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                               MPI_Comm comm, MPI_Request* request) {
@@ -493,6 +502,18 @@ extern "C" int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int s
                         SendMode::kStandard, "MPI_Recv_init");
 }
 LOOM_WEAK_ALIAS(MPI_Recv_init)
+LOOM_LARGE_COUNT(Recv_init,
+                 (void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                  MPI_Comm comm, MPI_Request* request),
+                 persistentInit(buf, count, datatype, source, tag, comm, request, ReqKind::kRecv,
+                                SendMode::kStandard, "MPI_Recv_init_c"))
+
+#undef SEND_PARAMS
+#undef SEND_PARAMS_REQ
+#undef SEND_ENTRIES
+#undef BLOCKING
+#undef NONBLOCKING
+#undef PERSISTENT
 
 extern "C" int PMPI_Start(MPI_Request* request) {
   if (!requireRunning("MPI_Start")) return MPI_ERR_OTHER;

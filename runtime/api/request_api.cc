@@ -20,6 +20,7 @@
 #include "api/handles_datatype.h"
 #include "api/persistent_coll.h"
 #include "api/request_kinds.h"
+#include "api/large_count.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 #include "core/progress.h"
@@ -553,33 +554,44 @@ int narrow(int64_t v) {
 
 }  // namespace
 
-extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  if (!requireRunning("MPI_Get_count")) return MPI_ERR_OTHER;
-  if (!count) return raise(nullptr, errorf(MPI_ERR_ARG, "count is NULL"), "MPI_Get_count");
+// MPI_Get_count and MPI_Get_elements, each with its MPI_Count form (api/
+// large_count.h); the int forms say MPI_UNDEFINED for a count above INT_MAX,
+// as the standard requires.
+
+namespace {
+
+template <class Int>
+int countQuery(const MPI_Status* status, MPI_Datatype datatype, Int* count, bool elements,
+               const char* fn) {
+  if (!requireRunning(fn)) return MPI_ERR_OTHER;
+  if (!count) return raise(nullptr, errorf(MPI_ERR_ARG, "count is NULL"), fn);
   int64_t n = 0;
-  if (int rc = getCount(status, datatype, &n, false, "MPI_Get_count")) return rc;
-  *count = narrow(n);
+  if (int rc = getCount(status, datatype, &n, elements, fn)) return rc;
+  if constexpr (sizeof(Int) < sizeof(int64_t))
+    *count = narrow(n);
+  else
+    *count = n;
   return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  return countQuery(status, datatype, count, false, "MPI_Get_count");
 }
 LOOM_WEAK_ALIAS(MPI_Get_count)
+LOOM_LARGE_COUNT(Get_count, (const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count),
+                 countQuery(status, datatype, count, false, "MPI_Get_count_c"))
 
 extern "C" int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  if (!requireRunning("MPI_Get_elements")) return MPI_ERR_OTHER;
-  if (!count) return raise(nullptr, errorf(MPI_ERR_ARG, "count is NULL"), "MPI_Get_elements");
-  int64_t n = 0;
-  if (int rc = getCount(status, datatype, &n, true, "MPI_Get_elements")) return rc;
-  *count = narrow(n);
-  return MPI_SUCCESS;
+  return countQuery(status, datatype, count, true, "MPI_Get_elements");
 }
 LOOM_WEAK_ALIAS(MPI_Get_elements)
+LOOM_LARGE_COUNT(Get_elements, (const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count),
+                 countQuery(status, datatype, count, true, "MPI_Get_elements_c"))
 
 extern "C" int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype,
                                    MPI_Count* count) {
-  if (!requireRunning("MPI_Get_elements_x")) return MPI_ERR_OTHER;
-  if (!count) return raise(nullptr, errorf(MPI_ERR_ARG, "count is NULL"), "MPI_Get_elements_x");
-  int64_t n = 0;
-  if (int rc = getCount(status, datatype, &n, true, "MPI_Get_elements_x")) return rc;
-  *count = n;
-  return MPI_SUCCESS;
+  return countQuery(status, datatype, count, true, "MPI_Get_elements_x");
 }
 LOOM_WEAK_ALIAS(MPI_Get_elements_x)
