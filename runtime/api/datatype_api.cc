@@ -11,11 +11,14 @@
 // MPI_COMM_WORLD's handler; MPI_Pack/MPI_Unpack/MPI_Pack_size on `comm`'s.
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "api/handles_datatype.h"
+#include "api/large_count.h"
 #include "api/runtime.h"
 
 using loom::Datatype;
@@ -33,15 +36,21 @@ Status typeError(MPI_Datatype h, const char* what) {
   return errorf(MPI_ERR_TYPE, "%s is not a valid datatype", what);
 }
 
-std::vector<int64_t> widen(const int* a, int n) { return std::vector<int64_t>(a, a + n); }
-std::vector<int64_t> widen(const MPI_Aint* a, int n) { return std::vector<int64_t>(a, a + n); }
+// An int, MPI_Aint or MPI_Count array as the int64_t the core takes.
+template <class T>
+std::vector<int64_t> widen(const T* a, int64_t n) {
+  return std::vector<int64_t>(a, a + n);
+}
 
 // The checks every constructor shares, then `build(old, &result)`.
 template <class Build>
-int construct(const char* fn, int count, MPI_Datatype oldtype, MPI_Datatype* newtype,
+int construct(const char* fn, int64_t count, MPI_Datatype oldtype, MPI_Datatype* newtype,
               const void* const* arrays, int narrays, Build&& build) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
-  if (count < 0) return raise(nullptr, errorf(MPI_ERR_COUNT, "count is negative (%d)", count), fn);
+  if (count < 0)
+    return raise(nullptr,
+                 errorf(MPI_ERR_COUNT, "count is negative (%lld)", static_cast<long long>(count)),
+                 fn);
   if (!newtype) return raise(nullptr, errorf(MPI_ERR_ARG, "newtype is NULL"), fn);
   for (int i = 0; i < narrays; ++i)
     if (count > 0 && !arrays[i]) return raise(nullptr, errorf(MPI_ERR_ARG, "an array argument is NULL"), fn);
@@ -64,95 +73,68 @@ Datatype* queryType(MPI_Datatype h, const char* fn, loom::Comm* comm, int* rc) {
 
 }  // namespace
 
-extern "C" int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return construct("MPI_Type_contiguous", count, oldtype, newtype, nullptr, 0,
-                   [&](Datatype* old, Datatype** out) {
-                     return loom::typeContiguous(count, old, out);
-                   });
-}
-LOOM_WEAK_ALIAS(MPI_Type_contiguous)
+// Every constructor exists twice: MPI_Type_foo with int counts (and int
+// or MPI_Aint displacements) and MPI_Type_foo_c with MPI_Count ones. Both
+// call one implementation below, templated on the array element types
+// where the two forms' arrays differ (api/large_count.h).
 
-extern "C" int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-                                MPI_Datatype* newtype) {
-  return construct("MPI_Type_vector", count, oldtype, newtype, nullptr, 0,
-                   [&](Datatype* old, Datatype** out) {
-                     return loom::typeVector(count, blocklength, stride, old, out);
-                   });
-}
-LOOM_WEAK_ALIAS(MPI_Type_vector)
+namespace {
 
-extern "C" int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
-                                        MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_hvector", count, oldtype, newtype, nullptr, 0,
-                   [&](Datatype* old, Datatype** out) {
-                     return loom::typeHvector(count, blocklength, stride, old, out);
-                   });
+int contiguous(const char* fn, int64_t count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return construct(fn, count, oldtype, newtype, nullptr, 0, [&](Datatype* old, Datatype** out) {
+    return loom::typeContiguous(count, old, out);
+  });
 }
-LOOM_WEAK_ALIAS(MPI_Type_create_hvector)
 
-extern "C" int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
-                                 const int array_of_displacements[], MPI_Datatype oldtype,
-                                 MPI_Datatype* newtype) {
-  const void* arrays[] = {array_of_blocklengths, array_of_displacements};
-  return construct("MPI_Type_indexed", count, oldtype, newtype, arrays, 2,
-                   [&](Datatype* old, Datatype** out) {
-                     return loom::typeIndexed(widen(array_of_blocklengths, count),
-                                              widen(array_of_displacements, count), old, out);
-                   });
+int vector(const char* fn, int64_t count, int64_t blocklength, int64_t stride, bool bytes,
+           MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return construct(fn, count, oldtype, newtype, nullptr, 0, [&](Datatype* old, Datatype** out) {
+    return bytes ? loom::typeHvector(count, blocklength, stride, old, out)
+                 : loom::typeVector(count, blocklength, stride, old, out);
+  });
 }
-LOOM_WEAK_ALIAS(MPI_Type_indexed)
 
-extern "C" int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
-                                         const MPI_Aint array_of_displacements[],
-                                         MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  const void* arrays[] = {array_of_blocklengths, array_of_displacements};
-  return construct("MPI_Type_create_hindexed", count, oldtype, newtype, arrays, 2,
-                   [&](Datatype* old, Datatype** out) {
-                     return loom::typeHindexed(widen(array_of_blocklengths, count),
-                                               widen(array_of_displacements, count), old, out);
-                   });
+template <class B, class D>
+int indexed(const char* fn, int64_t count, const B* blocklengths, const D* displacements,
+            bool bytes, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const void* arrays[] = {blocklengths, displacements};
+  return construct(fn, count, oldtype, newtype, arrays, 2, [&](Datatype* old, Datatype** out) {
+    return bytes ? loom::typeHindexed(widen(blocklengths, count), widen(displacements, count),
+                                      old, out)
+                 : loom::typeIndexed(widen(blocklengths, count), widen(displacements, count),
+                                     old, out);
+  });
 }
-LOOM_WEAK_ALIAS(MPI_Type_create_hindexed)
 
-extern "C" int PMPI_Type_create_indexed_block(int count, int blocklength,
-                                              const int array_of_displacements[],
-                                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  const void* arrays[] = {array_of_displacements};
-  return construct("MPI_Type_create_indexed_block", count, oldtype, newtype, arrays, 1,
-                   [&](Datatype* old, Datatype** out) {
-                     return loom::typeIndexedBlock(blocklength,
-                                                   widen(array_of_displacements, count), old, out);
-                   });
+template <class D>
+int indexedBlock(const char* fn, int64_t count, int64_t blocklength, const D* displacements,
+                 bool bytes, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const void* arrays[] = {displacements};
+  return construct(fn, count, oldtype, newtype, arrays, 1, [&](Datatype* old, Datatype** out) {
+    return bytes ? loom::typeHindexedBlock(blocklength, widen(displacements, count), old, out)
+                 : loom::typeIndexedBlock(blocklength, widen(displacements, count), old, out);
+  });
 }
-LOOM_WEAK_ALIAS(MPI_Type_create_indexed_block)
 
-extern "C" int PMPI_Type_create_hindexed_block(int count, int blocklength,
-                                               const MPI_Aint array_of_displacements[],
-                                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  const void* arrays[] = {array_of_displacements};
-  return construct("MPI_Type_create_hindexed_block", count, oldtype, newtype, arrays, 1,
-                   [&](Datatype* old, Datatype** out) {
-                     return loom::typeHindexedBlock(blocklength,
-                                                    widen(array_of_displacements, count), old, out);
-                   });
-}
-LOOM_WEAK_ALIAS(MPI_Type_create_hindexed_block)
-
-extern "C" int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
-                                       const MPI_Aint array_of_displacements[],
-                                       const MPI_Datatype array_of_types[],
-                                       MPI_Datatype* newtype) {
-  const char* fn = "MPI_Type_create_struct";
+template <class B, class D>
+int structType(const char* fn, int64_t count, const B* array_of_blocklengths,
+               const D* array_of_displacements, const MPI_Datatype* array_of_types,
+               MPI_Datatype* newtype) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
-  if (count < 0) return raise(nullptr, errorf(MPI_ERR_COUNT, "count is negative (%d)", count), fn);
+  if (count < 0)
+    return raise(nullptr,
+                 errorf(MPI_ERR_COUNT, "count is negative (%lld)", static_cast<long long>(count)),
+                 fn);
   if (!newtype) return raise(nullptr, errorf(MPI_ERR_ARG, "newtype is NULL"), fn);
   if (count > 0 && (!array_of_blocklengths || !array_of_displacements || !array_of_types))
     return raise(nullptr, errorf(MPI_ERR_ARG, "an array argument is NULL"), fn);
   std::vector<Datatype*> types(count);
-  for (int i = 0; i < count; ++i) {
+  for (int64_t i = 0; i < count; ++i) {
     types[i] = toDatatype(array_of_types[i]);
     if (!types[i])
-      return raise(nullptr, errorf(MPI_ERR_TYPE, "array_of_types[%d] is not a valid datatype", i),
+      return raise(nullptr,
+                   errorf(MPI_ERR_TYPE, "array_of_types[%lld] is not a valid datatype",
+                          static_cast<long long>(i)),
                    fn);
   }
   Datatype* result = nullptr;
@@ -162,22 +144,17 @@ extern "C" int PMPI_Type_create_struct(int count, const int array_of_blocklength
   *newtype = toHandle(result);
   return MPI_SUCCESS;
 }
-LOOM_WEAK_ALIAS(MPI_Type_create_struct)
 
-extern "C" int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                                        MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_resized", 0, oldtype, newtype, nullptr, 0,
-                   [&](Datatype* old, Datatype** out) {
-                     return loom::typeResized(old, lb, extent, out);
-                   });
+int resized(const char* fn, MPI_Datatype oldtype, int64_t lb, int64_t extent,
+            MPI_Datatype* newtype) {
+  return construct(fn, 0, oldtype, newtype, nullptr, 0, [&](Datatype* old, Datatype** out) {
+    return loom::typeResized(old, lb, extent, out);
+  });
 }
-LOOM_WEAK_ALIAS(MPI_Type_create_resized)
 
-extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-                                         const int array_of_subsizes[],
-                                         const int array_of_starts[], int order,
-                                         MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  const char* fn = "MPI_Type_create_subarray";
+template <class I>
+int subarray(const char* fn, int ndims, const I* array_of_sizes, const I* array_of_subsizes,
+             const I* array_of_starts, int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (ndims <= 0) {
     if (!requireRunning(fn)) return MPI_ERR_OTHER;
     return raise(nullptr, errorf(MPI_ERR_ARG, "ndims must be positive (got %d)", ndims), fn);
@@ -188,7 +165,129 @@ extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                               widen(array_of_starts, ndims), order, old, out);
   });
 }
+
+}  // namespace
+
+extern "C" int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return contiguous("MPI_Type_contiguous", count, oldtype, newtype);
+}
+LOOM_WEAK_ALIAS(MPI_Type_contiguous)
+LOOM_LARGE_COUNT(Type_contiguous, (MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype),
+                 contiguous("MPI_Type_contiguous_c", count, oldtype, newtype))
+
+extern "C" int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                                MPI_Datatype* newtype) {
+  return vector("MPI_Type_vector", count, blocklength, stride, false, oldtype, newtype);
+}
+LOOM_WEAK_ALIAS(MPI_Type_vector)
+LOOM_LARGE_COUNT(Type_vector,
+                 (MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                  MPI_Datatype* newtype),
+                 vector("MPI_Type_vector_c", count, blocklength, stride, false, oldtype, newtype))
+
+extern "C" int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
+                                        MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return vector("MPI_Type_create_hvector", count, blocklength, stride, true, oldtype, newtype);
+}
+LOOM_WEAK_ALIAS(MPI_Type_create_hvector)
+LOOM_LARGE_COUNT(Type_create_hvector,
+                 (MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                  MPI_Datatype* newtype),
+                 vector("MPI_Type_create_hvector_c", count, blocklength, stride, true, oldtype,
+                        newtype))
+
+extern "C" int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                                 const int array_of_displacements[], MPI_Datatype oldtype,
+                                 MPI_Datatype* newtype) {
+  return indexed("MPI_Type_indexed", count, array_of_blocklengths, array_of_displacements, false,
+                 oldtype, newtype);
+}
+LOOM_WEAK_ALIAS(MPI_Type_indexed)
+LOOM_LARGE_COUNT(Type_indexed,
+                 (MPI_Count count, const MPI_Count array_of_blocklengths[],
+                  const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                  MPI_Datatype* newtype),
+                 indexed("MPI_Type_indexed_c", count, array_of_blocklengths,
+                         array_of_displacements, false, oldtype, newtype))
+
+extern "C" int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                                         const MPI_Aint array_of_displacements[],
+                                         MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return indexed("MPI_Type_create_hindexed", count, array_of_blocklengths,
+                 array_of_displacements, true, oldtype, newtype);
+}
+LOOM_WEAK_ALIAS(MPI_Type_create_hindexed)
+LOOM_LARGE_COUNT(Type_create_hindexed,
+                 (MPI_Count count, const MPI_Count array_of_blocklengths[],
+                  const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                  MPI_Datatype* newtype),
+                 indexed("MPI_Type_create_hindexed_c", count, array_of_blocklengths,
+                         array_of_displacements, true, oldtype, newtype))
+
+extern "C" int PMPI_Type_create_indexed_block(int count, int blocklength,
+                                              const int array_of_displacements[],
+                                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return indexedBlock("MPI_Type_create_indexed_block", count, blocklength,
+                      array_of_displacements, false, oldtype, newtype);
+}
+LOOM_WEAK_ALIAS(MPI_Type_create_indexed_block)
+LOOM_LARGE_COUNT(Type_create_indexed_block,
+                 (MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[],
+                  MPI_Datatype oldtype, MPI_Datatype* newtype),
+                 indexedBlock("MPI_Type_create_indexed_block_c", count, blocklength,
+                              array_of_displacements, false, oldtype, newtype))
+
+extern "C" int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                               const MPI_Aint array_of_displacements[],
+                                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return indexedBlock("MPI_Type_create_hindexed_block", count, blocklength,
+                      array_of_displacements, true, oldtype, newtype);
+}
+LOOM_WEAK_ALIAS(MPI_Type_create_hindexed_block)
+LOOM_LARGE_COUNT(Type_create_hindexed_block,
+                 (MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[],
+                  MPI_Datatype oldtype, MPI_Datatype* newtype),
+                 indexedBlock("MPI_Type_create_hindexed_block_c", count, blocklength,
+                              array_of_displacements, true, oldtype, newtype))
+
+extern "C" int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                                       const MPI_Aint array_of_displacements[],
+                                       const MPI_Datatype array_of_types[],
+                                       MPI_Datatype* newtype) {
+  return structType("MPI_Type_create_struct", count, array_of_blocklengths,
+                    array_of_displacements, array_of_types, newtype);
+}
+LOOM_WEAK_ALIAS(MPI_Type_create_struct)
+LOOM_LARGE_COUNT(Type_create_struct,
+                 (MPI_Count count, const MPI_Count array_of_blocklengths[],
+                  const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[],
+                  MPI_Datatype* newtype),
+                 structType("MPI_Type_create_struct_c", count, array_of_blocklengths,
+                            array_of_displacements, array_of_types, newtype))
+
+extern "C" int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                                        MPI_Datatype* newtype) {
+  return resized("MPI_Type_create_resized", oldtype, lb, extent, newtype);
+}
+LOOM_WEAK_ALIAS(MPI_Type_create_resized)
+LOOM_LARGE_COUNT(Type_create_resized,
+                 (MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype),
+                 resized("MPI_Type_create_resized_c", oldtype, lb, extent, newtype))
+
+extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                                         const int array_of_subsizes[],
+                                         const int array_of_starts[], int order,
+                                         MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return subarray("MPI_Type_create_subarray", ndims, array_of_sizes, array_of_subsizes,
+                  array_of_starts, order, oldtype, newtype);
+}
 LOOM_WEAK_ALIAS(MPI_Type_create_subarray)
+LOOM_LARGE_COUNT(Type_create_subarray,
+                 (int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[],
+                  const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
+                  MPI_Datatype* newtype),
+                 subarray("MPI_Type_create_subarray_c", ndims, array_of_sizes, array_of_subsizes,
+                          array_of_starts, order, oldtype, newtype))
 
 extern "C" int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
                                        const int array_of_distribs[], const int array_of_dargs[],
@@ -365,14 +464,20 @@ extern "C" int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) 
 LOOM_WEAK_ALIAS(MPI_Type_set_name)
 
 // --- Pack / unpack ------------------------------------------------------------
+//
+// Each with its MPI_Count form: one implementation, templated on the type
+// of the caller's position or size (int or MPI_Count). A position never
+// exceeds the buffer size the caller gave in the same type, so writing it
+// back cannot overflow; MPI_Pack_size's int form reports
+// MPI_ERR_VALUE_TOO_LARGE for a size above INT_MAX.
 
 namespace {
 
 // Checks shared by MPI_Pack and MPI_Unpack: the communicator, the count,
 // the datatype (committed), the position within a buffer of `bufsize` bytes
 // and room for `count` elements. Returns the type, or nullptr with *rc set.
-Datatype* packArgs(const char* fn, MPI_Comm comm, int count, MPI_Datatype datatype,
-                   int bufsize, const int* position, const void* packed, int* rc) {
+Datatype* packArgs(const char* fn, MPI_Comm comm, int64_t count, MPI_Datatype datatype,
+                   int64_t bufsize, const int64_t* position, const void* packed, int* rc) {
   loom::Comm* c = loom::api::toComm(comm);
   if (!c) {
     *rc = raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
@@ -380,16 +485,18 @@ Datatype* packArgs(const char* fn, MPI_Comm comm, int count, MPI_Datatype dataty
   }
   Status st;
   Datatype* t = toDatatype(datatype);
-  if (count < 0) st = errorf(MPI_ERR_COUNT, "count is negative (%d)", count);
+  auto ll = [](int64_t v) { return static_cast<long long>(v); };
+  if (count < 0) st = errorf(MPI_ERR_COUNT, "count is negative (%lld)", ll(count));
   else if (!t) st = typeError(datatype, "datatype");
   else if (!t->isCommitted()) st = errorf(MPI_ERR_TYPE, "datatype is not committed");
-  else if (bufsize < 0) st = errorf(MPI_ERR_ARG, "buffer size is negative (%d)", bufsize);
+  else if (bufsize < 0) st = errorf(MPI_ERR_ARG, "buffer size is negative (%lld)", ll(bufsize));
   else if (!position) st = errorf(MPI_ERR_ARG, "position is NULL");
   else if (*position < 0 || *position > bufsize)
-    st = errorf(MPI_ERR_ARG, "position %d is outside the buffer of %d bytes", *position, bufsize);
+    st = errorf(MPI_ERR_ARG, "position %lld is outside the buffer of %lld bytes", ll(*position),
+                ll(bufsize));
   else if (t->packedSize(count) > static_cast<size_t>(bufsize - *position))
-    st = errorf(MPI_ERR_TRUNCATE, "%zu bytes do not fit in the %d bytes left after position %d",
-                t->packedSize(count), bufsize - *position, *position);
+    st = errorf(MPI_ERR_TRUNCATE, "%zu bytes do not fit in the %lld bytes left after position %lld",
+                t->packedSize(count), ll(bufsize - *position), ll(*position));
   else if (!packed && t->packedSize(count) > 0)
     st = errorf(MPI_ERR_BUFFER, "packed buffer is NULL");
   if (!st) {
@@ -399,53 +506,94 @@ Datatype* packArgs(const char* fn, MPI_Comm comm, int count, MPI_Datatype dataty
   return t;
 }
 
-}  // namespace
-
-extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
-                         int outsize, int* position, MPI_Comm comm) {
-  const char* fn = "MPI_Pack";
+template <class Pos>
+int pack(const char* fn, const void* inbuf, int64_t incount, MPI_Datatype datatype, void* outbuf,
+         int64_t outsize, Pos* position, MPI_Comm comm) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   int rc = MPI_SUCCESS;
-  Datatype* t = packArgs(fn, comm, incount, datatype, outsize, position, outbuf, &rc);
+  int64_t pos = position ? *position : 0;
+  Datatype* t = packArgs(fn, comm, incount, datatype, outsize, position ? &pos : nullptr, outbuf,
+                         &rc);
   if (!t) return rc;
   size_t n = t->packedSize(incount);
-  if (n > 0) t->pack(inbuf, incount, 0, static_cast<char*>(outbuf) + *position, n);
-  *position += static_cast<int>(n);
+  if (n > 0) t->pack(inbuf, incount, 0, static_cast<char*>(outbuf) + pos, n);
+  *position = static_cast<Pos>(pos + static_cast<int64_t>(n));
   return MPI_SUCCESS;
 }
-LOOM_WEAK_ALIAS(MPI_Pack)
 
-extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf,
-                           int outcount, MPI_Datatype datatype, MPI_Comm comm) {
-  const char* fn = "MPI_Unpack";
+template <class Pos>
+int unpack(const char* fn, const void* inbuf, int64_t insize, Pos* position, void* outbuf,
+           int64_t outcount, MPI_Datatype datatype, MPI_Comm comm) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   int rc = MPI_SUCCESS;
-  Datatype* t = packArgs(fn, comm, outcount, datatype, insize, position, inbuf, &rc);
+  int64_t pos = position ? *position : 0;
+  Datatype* t = packArgs(fn, comm, outcount, datatype, insize, position ? &pos : nullptr, inbuf,
+                         &rc);
   if (!t) return rc;
   size_t n = t->packedSize(outcount);
-  if (n > 0) t->unpack(outbuf, outcount, 0, static_cast<const char*>(inbuf) + *position, n);
-  *position += static_cast<int>(n);
+  if (n > 0) t->unpack(outbuf, outcount, 0, static_cast<const char*>(inbuf) + pos, n);
+  *position = static_cast<Pos>(pos + static_cast<int64_t>(n));
   return MPI_SUCCESS;
 }
-LOOM_WEAK_ALIAS(MPI_Unpack)
 
-extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
-  const char* fn = "MPI_Pack_size";
+template <class Size>
+int packSize(const char* fn, int64_t incount, MPI_Datatype datatype, MPI_Comm comm, Size* size) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   loom::Comm* c = loom::api::toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
-  if (incount < 0) return raise(c, errorf(MPI_ERR_COUNT, "incount is negative (%d)", incount), fn);
+  if (incount < 0)
+    return raise(c,
+                 errorf(MPI_ERR_COUNT, "incount is negative (%lld)",
+                        static_cast<long long>(incount)),
+                 fn);
   Datatype* t = toDatatype(datatype);
   if (!t) return raise(c, typeError(datatype, "datatype"), fn);
   if (!t->isCommitted()) return raise(c, errorf(MPI_ERR_TYPE, "datatype is not committed"), fn);
   if (!size) return raise(c, errorf(MPI_ERR_ARG, "size is NULL"), fn);
-  size_t n = t->packedSize(incount);
-  if (n > INT_MAX)
-    return raise(c, errorf(MPI_ERR_VALUE_TOO_LARGE, "packed size %zu does not fit an int", n), fn);
-  *size = static_cast<int>(n);
+  // count * size in 128 bits: a product past INT64_MAX is too large for
+  // either form, not a wrapped value.
+  const __int128 n = static_cast<__int128>(incount) * t->size();
+  if (n > std::numeric_limits<Size>::max())
+    return raise(c,
+                 errorf(MPI_ERR_VALUE_TOO_LARGE, "packed size %lld does not fit %s",
+                        static_cast<long long>(std::min<__int128>(n, INT64_MAX)),
+                        sizeof(Size) < sizeof(int64_t) ? "an int (use MPI_Pack_size_c)"
+                                                       : "an MPI_Count"),
+                 fn);
+  *size = static_cast<Size>(n);
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
+                         int outsize, int* position, MPI_Comm comm) {
+  return pack("MPI_Pack", inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+LOOM_WEAK_ALIAS(MPI_Pack)
+LOOM_LARGE_COUNT(Pack,
+                 (const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+                  MPI_Count outsize, MPI_Count* position, MPI_Comm comm),
+                 pack("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm))
+
+extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf,
+                           int outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  return unpack("MPI_Unpack", inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+LOOM_WEAK_ALIAS(MPI_Unpack)
+LOOM_LARGE_COUNT(Unpack,
+                 (const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm),
+                 unpack("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype,
+                        comm))
+
+extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  return packSize("MPI_Pack_size", incount, datatype, comm, size);
+}
 LOOM_WEAK_ALIAS(MPI_Pack_size)
+LOOM_LARGE_COUNT(Pack_size, (MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+                             MPI_Count* size),
+                 packSize("MPI_Pack_size_c", incount, datatype, comm, size))
 
 // --- Addresses: pure arithmetic, callable at any time. -------------------------
 

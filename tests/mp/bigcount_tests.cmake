@@ -4,7 +4,7 @@
 # simulated nodes. Each large test holds about 2 GiB per rank: they share
 # the RESOURCE_LOCK bigcount_memory so ctest never runs two at once.
 # Included by tests/mp/CMakeLists.txt (loom_mp_program, loom_mp_test, LOOMRUN).
-foreach(prog bigcount_p2p)
+foreach(prog bigcount_p2p bigcount_type)
   loom_mp_program(mp_${prog} progs/${prog}.c)
   loom_mp_test(mp.${prog}.singleton TIMEOUT 60
                COMMAND --stdout-count "^${prog}: rank 0: [0-9]+ checks passed$=1"

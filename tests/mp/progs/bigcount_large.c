@@ -4,9 +4,6 @@
  *          MPI_Get_count_c / MPI_Get_elements_c give the count, their int
  *          forms MPI_UNDEFINED
  *   bcast  MPI_Bcast_c of 2^31 + 64 KiB bytes from rank 0
- *   count  MPI_Type_contiguous_c of more than INT_MAX bytes: MPI_Type_size
- *          says MPI_UNDEFINED, MPI_Type_size_c the size; MPI_Pack_size
- *          MPI_ERR_VALUE_TOO_LARGE, MPI_Pack_size_c the size (no data moves)
  * Prints "bigcount_large: rank R ok". */
 #include <limits.h>
 #include <stdint.h>
@@ -88,29 +85,6 @@ static void bcast(void) {
   free(b);
 }
 
-static void count(void) {
-  MPI_Datatype t;
-  OK(MPI_Type_contiguous_c(kBytes, MPI_BYTE, &t));
-  OK(MPI_Type_commit(&t));
-  int si = 0;
-  MPI_Count sc = 0;
-  OK(MPI_Type_size(t, &si));
-  OK(MPI_Type_size_c(t, &sc));
-  CHECK(si == MPI_UNDEFINED && sc == kBytes);
-  OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-  int pi = 0, cls = 0;
-  int rc = MPI_Pack_size(1, t, MPI_COMM_WORLD, &pi);
-  OK(MPI_Error_class(rc, &cls));
-  CHECK(cls == MPI_ERR_VALUE_TOO_LARGE);
-  MPI_Count pc = 0;
-  OK(MPI_Pack_size_c(3, t, MPI_COMM_WORLD, &pc));
-  CHECK(pc == 3 * kBytes);
-  OK(MPI_Pack_size_c(kBytes, MPI_BYTE, MPI_COMM_WORLD, &pc));
-  CHECK(pc == kBytes);
-  OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
-  OK(MPI_Type_free(&t));
-}
-
 int main(int argc, char** argv) {
   prog = "bigcount_large";
   OK(MPI_Init(&argc, &argv));
@@ -120,8 +94,6 @@ int main(int argc, char** argv) {
     p2p();
   else if (!strcmp(what, "bcast"))
     bcast();
-  else if (!strcmp(what, "count"))
-    count();
   else
     CHECK(!"unknown mode");
   OK(MPI_Barrier(MPI_COMM_WORLD));
