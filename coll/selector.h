@@ -16,6 +16,7 @@
 #include <string>
 
 #include "coll/schedule.h"
+#include "core/count_array.h"
 
 namespace loom::coll {
 
@@ -55,10 +56,11 @@ struct CollArgs {
   Datatype* type = nullptr;     // send type (or the type of reductions, bcast)
   int64_t recvCount = 0;
   Datatype* recvType = nullptr;
-  const int* sendCounts = nullptr;  // v and w variants
-  const int* sendDispls = nullptr;
-  const int* recvCounts = nullptr;
-  const int* recvDispls = nullptr;
+  // v and w variants: the user's int or MPI_Count/MPI_Aint (_c form) arrays.
+  CountArray sendCounts;
+  CountArray sendDispls;
+  CountArray recvCounts;
+  CountArray recvDispls;
   Datatype* const* sendTypes = nullptr;  // alltoallw
   Datatype* const* recvTypes = nullptr;
   Op* op = nullptr;

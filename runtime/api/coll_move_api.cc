@@ -16,10 +16,12 @@
 
 #include "api/coll_common.h"
 #include "api/handles_datatype.h"
+#include "api/large_count.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 
 using loom::Comm;
+using loom::CountArray;
 using loom::Datatype;
 using loom::Status;
 using loom::errorf;
@@ -51,13 +53,13 @@ Status checkRoot(int root, const Comm* c) {
   return Status::ok();
 }
 
-Status checkArray(const int* a, const char* what) {
+Status checkArray(CountArray a, const char* what) {
   if (!a) return errorf(MPI_ERR_ARG, "%s is NULL", what);
   return Status::ok();
 }
 
 // Per-rank counts of a v variant, with the buffer checked for each.
-Status checkCounts(const void* buf, const int* counts, const int* displs, MPI_Datatype h,
+Status checkCounts(const void* buf, CountArray counts, CountArray displs, MPI_Datatype h,
                    int p, const char* what, Datatype** out) {
   LOOM_TRY(checkArray(counts, what));
   LOOM_TRY(checkArray(displs, "displacements"));
@@ -89,7 +91,7 @@ int entry(const char* fn, MPI_Comm comm, bool nonblocking, MPI_Request* request,
 
 // ---- bcast
 
-int bcast(const char* fn, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+int bcast(const char* fn, void* buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
           bool nb, MPI_Request* req) {
   return entry(fn, comm, nb, req, Collective::kBcast, [&](CollArgs& a) -> Status {
     LOOM_TRY(checkRoot(root, a.comm));
@@ -104,8 +106,8 @@ int bcast(const char* fn, void* buf, int count, MPI_Datatype type, int root, MPI
 
 // ---- gather, gatherv
 
-int gather(const char* fn, Collective coll, const void* sbuf, int scount, MPI_Datatype stype,
-           void* rbuf, int rcount, const int* rcounts, const int* displs, MPI_Datatype rtype,
+int gather(const char* fn, Collective coll, const void* sbuf, int64_t scount, MPI_Datatype stype,
+           void* rbuf, int64_t rcount, CountArray rcounts, CountArray displs, MPI_Datatype rtype,
            int root, MPI_Comm comm, bool nb, MPI_Request* req) {
   return entry(fn, comm, nb, req, coll, [&](CollArgs& a) -> Status {
     LOOM_TRY(checkRoot(root, a.comm));
@@ -145,8 +147,8 @@ int gather(const char* fn, Collective coll, const void* sbuf, int scount, MPI_Da
 
 // ---- scatter, scatterv
 
-int scatter(const char* fn, Collective coll, const void* sbuf, int scount, const int* scounts,
-            const int* displs, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+int scatter(const char* fn, Collective coll, const void* sbuf, int64_t scount, CountArray scounts,
+            CountArray displs, MPI_Datatype stype, void* rbuf, int64_t rcount, MPI_Datatype rtype,
             int root, MPI_Comm comm, bool nb, MPI_Request* req) {
   return entry(fn, comm, nb, req, coll, [&](CollArgs& a) -> Status {
     LOOM_TRY(checkRoot(root, a.comm));
@@ -186,8 +188,9 @@ int scatter(const char* fn, Collective coll, const void* sbuf, int scount, const
 
 // ---- allgather, allgatherv
 
-int allgather(const char* fn, Collective coll, const void* sbuf, int scount, MPI_Datatype stype,
-              void* rbuf, int rcount, const int* rcounts, const int* displs, MPI_Datatype rtype,
+int allgather(const char* fn, Collective coll, const void* sbuf, int64_t scount,
+              MPI_Datatype stype, void* rbuf, int64_t rcount, CountArray rcounts,
+              CountArray displs, MPI_Datatype rtype,
               MPI_Comm comm, bool nb, MPI_Request* req) {
   return entry(fn, comm, nb, req, coll, [&](CollArgs& a) -> Status {
     a.inPlace = sbuf == kInPlace;
@@ -216,8 +219,8 @@ int allgather(const char* fn, Collective coll, const void* sbuf, int scount, MPI
 
 // ---- alltoall, alltoallv, alltoallw
 
-int alltoall(const char* fn, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
-             int rcount, MPI_Datatype rtype, MPI_Comm comm, bool nb, MPI_Request* req) {
+int alltoall(const char* fn, const void* sbuf, int64_t scount, MPI_Datatype stype, void* rbuf,
+             int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, bool nb, MPI_Request* req) {
   return entry(fn, comm, nb, req, Collective::kAlltoall, [&](CollArgs& a) -> Status {
     a.inPlace = sbuf == kInPlace;
     LOOM_TRY(checkData(rbuf, rcount, rtype, &a.recvType));
@@ -233,8 +236,8 @@ int alltoall(const char* fn, const void* sbuf, int scount, MPI_Datatype stype, v
   });
 }
 
-int alltoallv(const char* fn, const void* sbuf, const int* scounts, const int* sdispls,
-              MPI_Datatype stype, void* rbuf, const int* rcounts, const int* rdispls,
+int alltoallv(const char* fn, const void* sbuf, CountArray scounts, CountArray sdispls,
+              MPI_Datatype stype, void* rbuf, CountArray rcounts, CountArray rdispls,
               MPI_Datatype rtype, MPI_Comm comm, bool nb, MPI_Request* req) {
   return entry(fn, comm, nb, req, Collective::kAlltoallv, [&](CollArgs& a) -> Status {
     const int p = a.comm->size();
@@ -259,7 +262,7 @@ int alltoallv(const char* fn, const void* sbuf, const int* scounts, const int* s
 
 // The per-rank types of alltoallw, translated; they must outlive the call
 // to runCollective (the schedule is built from them there).
-Status checkTypesW(const void* buf, const int* counts, const int* displs,
+Status checkTypesW(const void* buf, CountArray counts, CountArray displs,
                    const MPI_Datatype* types, int p, const char* what,
                    std::vector<Datatype*>* out, size_t* maxBytes) {
   LOOM_TRY(checkArray(counts, what));
@@ -273,8 +276,8 @@ Status checkTypesW(const void* buf, const int* counts, const int* displs,
   return Status::ok();
 }
 
-int alltoallw(const char* fn, const void* sbuf, const int* scounts, const int* sdispls,
-              const MPI_Datatype* stypes, void* rbuf, const int* rcounts, const int* rdispls,
+int alltoallw(const char* fn, const void* sbuf, CountArray scounts, CountArray sdispls,
+              const MPI_Datatype* stypes, void* rbuf, CountArray rcounts, CountArray rdispls,
               const MPI_Datatype* rtypes, MPI_Comm comm, bool nb, MPI_Request* req) {
   std::vector<Datatype*> st, rt;
   return entry(fn, comm, nb, req, Collective::kAlltoallw, [&](CollArgs& a) -> Status {
@@ -307,12 +310,19 @@ extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int ro
   return bcast("MPI_Bcast", buffer, count, datatype, root, comm, false, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Bcast)
+LOOM_LARGE_COUNT(Bcast,
+                 (void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm),
+                 bcast("MPI_Bcast_c", buffer, count, datatype, root, comm, false, nullptr))
 
 extern "C" int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root,
                            MPI_Comm comm, MPI_Request* request) {
   return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, true, request);
 }
 LOOM_WEAK_ALIAS(MPI_Ibcast)
+LOOM_LARGE_COUNT(Ibcast,
+                 (void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                  MPI_Request* request),
+                 bcast("MPI_Ibcast_c", buffer, count, datatype, root, comm, true, request))
 
 extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                            void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -321,6 +331,11 @@ extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype send
                 recvcount, nullptr, nullptr, recvtype, root, comm, false, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Gather)
+LOOM_LARGE_COUNT(Gather,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+                 gather("MPI_Gather_c", Collective::kGather, sendbuf, sendcount, sendtype, recvbuf,
+                        recvcount, nullptr, nullptr, recvtype, root, comm, false, nullptr))
 
 extern "C" int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -329,6 +344,12 @@ extern "C" int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sen
                 recvcount, nullptr, nullptr, recvtype, root, comm, true, request);
 }
 LOOM_WEAK_ALIAS(MPI_Igather)
+LOOM_LARGE_COUNT(Igather,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request* request),
+                 gather("MPI_Igather_c", Collective::kGather, sendbuf, sendcount, sendtype, recvbuf,
+                        recvcount, nullptr, nullptr, recvtype, root, comm, true, request))
 
 extern "C" int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, const int recvcounts[], const int displs[],
@@ -337,6 +358,12 @@ extern "C" int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
                 recvcounts, displs, recvtype, root, comm, false, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Gatherv)
+LOOM_LARGE_COUNT(Gatherv,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                  int root, MPI_Comm comm),
+                 gather("MPI_Gatherv_c", Collective::kGatherv, sendbuf, sendcount, sendtype,
+                        recvbuf, 0, recvcounts, displs, recvtype, root, comm, false, nullptr))
 
 extern "C" int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int displs[],
@@ -346,6 +373,12 @@ extern "C" int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype se
                 recvcounts, displs, recvtype, root, comm, true, request);
 }
 LOOM_WEAK_ALIAS(MPI_Igatherv)
+LOOM_LARGE_COUNT(Igatherv,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Request* request),
+                 gather("MPI_Igatherv_c", Collective::kGatherv, sendbuf, sendcount, sendtype,
+                        recvbuf, 0, recvcounts, displs, recvtype, root, comm, true, request))
 
 extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -354,6 +387,11 @@ extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sen
                  sendtype, recvbuf, recvcount, recvtype, root, comm, false, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Scatter)
+LOOM_LARGE_COUNT(Scatter,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+                 scatter("MPI_Scatter_c", Collective::kScatter, sendbuf, sendcount, nullptr,
+                         nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, false, nullptr))
 
 extern "C" int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -362,6 +400,12 @@ extern "C" int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype se
                  sendtype, recvbuf, recvcount, recvtype, root, comm, true, request);
 }
 LOOM_WEAK_ALIAS(MPI_Iscatter)
+LOOM_LARGE_COUNT(Iscatter,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request* request),
+                 scatter("MPI_Iscatter_c", Collective::kScatter, sendbuf, sendcount, nullptr,
+                         nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request))
 
 extern "C" int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                              MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -370,6 +414,12 @@ extern "C" int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const 
                  recvbuf, recvcount, recvtype, root, comm, false, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Scatterv)
+LOOM_LARGE_COUNT(Scatterv,
+                 (const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                  MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm),
+                 scatter("MPI_Scatterv_c", Collective::kScatterv, sendbuf, 0, sendcounts, displs,
+                         sendtype, recvbuf, recvcount, recvtype, root, comm, false, nullptr))
 
 extern "C" int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                               MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -379,6 +429,12 @@ extern "C" int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const
                  sendtype, recvbuf, recvcount, recvtype, root, comm, true, request);
 }
 LOOM_WEAK_ALIAS(MPI_Iscatterv)
+LOOM_LARGE_COUNT(Iscatterv,
+                 (const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                  MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Request* request),
+                 scatter("MPI_Iscatterv_c", Collective::kScatterv, sendbuf, 0, sendcounts, displs,
+                         sendtype, recvbuf, recvcount, recvtype, root, comm, true, request))
 
 extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                               void* recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -387,6 +443,11 @@ extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype s
                    recvcount, nullptr, nullptr, recvtype, comm, false, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Allgather)
+LOOM_LARGE_COUNT(Allgather,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+                 allgather("MPI_Allgather_c", Collective::kAllgather, sendbuf, sendcount, sendtype,
+                           recvbuf, recvcount, nullptr, nullptr, recvtype, comm, false, nullptr))
 
 extern "C" int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                void* recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -395,6 +456,11 @@ extern "C" int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype 
                    recvbuf, recvcount, nullptr, nullptr, recvtype, comm, true, request);
 }
 LOOM_WEAK_ALIAS(MPI_Iallgather)
+LOOM_LARGE_COUNT(Iallgather,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request),
+                 allgather("MPI_Iallgather_c", Collective::kAllgather, sendbuf, sendcount, sendtype,
+                           recvbuf, recvcount, nullptr, nullptr, recvtype, comm, true, request))
 
 extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                void* recvbuf, const int recvcounts[], const int displs[],
@@ -403,6 +469,12 @@ extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype 
                    recvbuf, 0, recvcounts, displs, recvtype, comm, false, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Allgatherv)
+LOOM_LARGE_COUNT(Allgatherv,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                  MPI_Comm comm),
+                 allgather("MPI_Allgatherv_c", Collective::kAllgatherv, sendbuf, sendcount,
+                           sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, false, nullptr))
 
 extern "C" int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                 void* recvbuf, const int recvcounts[], const int displs[],
@@ -411,6 +483,12 @@ extern "C" int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype
                    recvbuf, 0, recvcounts, displs, recvtype, comm, true, request);
 }
 LOOM_WEAK_ALIAS(MPI_Iallgatherv)
+LOOM_LARGE_COUNT(Iallgatherv,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                  MPI_Comm comm, MPI_Request* request),
+                 allgather("MPI_Iallgatherv_c", Collective::kAllgatherv, sendbuf, sendcount,
+                           sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, true, request))
 
 extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
@@ -418,6 +496,11 @@ extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype se
                   comm, false, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Alltoall)
+LOOM_LARGE_COUNT(Alltoall,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+                 alltoall("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                          recvtype, comm, false, nullptr))
 
 extern "C" int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
@@ -426,6 +509,11 @@ extern "C" int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype s
                   comm, true, request);
 }
 LOOM_WEAK_ALIAS(MPI_Ialltoall)
+LOOM_LARGE_COUNT(Ialltoall,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request),
+                 alltoall("MPI_Ialltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                          recvtype, comm, true, request))
 
 extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -434,6 +522,12 @@ extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const
                    rdispls, recvtype, comm, false, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Alltoallv)
+LOOM_LARGE_COUNT(Alltoallv,
+                 (const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                  MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                  const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+                 alltoallv("MPI_Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                           recvcounts, rdispls, recvtype, comm, false, nullptr))
 
 extern "C" int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -443,6 +537,13 @@ extern "C" int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], cons
                    rdispls, recvtype, comm, true, request);
 }
 LOOM_WEAK_ALIAS(MPI_Ialltoallv)
+LOOM_LARGE_COUNT(Ialltoallv,
+                 (const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                  MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                  const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                  MPI_Request* request),
+                 alltoallv("MPI_Ialltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                           recvcounts, rdispls, recvtype, comm, true, request))
 
 extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                               const MPI_Datatype sendtypes[], void* recvbuf,
@@ -452,6 +553,12 @@ extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const
                    rdispls, recvtypes, comm, false, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Alltoallw)
+LOOM_LARGE_COUNT(Alltoallw,
+                 (const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                  const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+                 alltoallw("MPI_Alltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                           recvcounts, rdispls, recvtypes, comm, false, nullptr))
 
 extern "C" int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                const MPI_Datatype sendtypes[], void* recvbuf,
@@ -462,3 +569,10 @@ extern "C" int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], cons
                    recvcounts, rdispls, recvtypes, comm, true, request);
 }
 LOOM_WEAK_ALIAS(MPI_Ialltoallw)
+LOOM_LARGE_COUNT(Ialltoallw,
+                 (const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                  const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                  MPI_Request* request),
+                 alltoallw("MPI_Ialltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                           recvcounts, rdispls, recvtypes, comm, true, request))

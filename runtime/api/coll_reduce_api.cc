@@ -14,11 +14,13 @@
 
 #include "api/coll_common.h"
 #include "api/handles_datatype.h"
+#include "api/large_count.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 #include "coll/op.h"
 
 using loom::Comm;
+using loom::CountArray;
 using loom::Datatype;
 using loom::Request;
 using loom::Status;
@@ -108,7 +110,7 @@ void fillCommon(CollArgs& a, Collective coll, Comm* c, const void* sendbuf, void
   a.bytes = static_cast<size_t>(count) * static_cast<size_t>(t->size());
 }
 
-int reduceImpl(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+int reduceImpl(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype datatype,
                MPI_Op opHandle, int root, MPI_Comm comm, MPI_Request* request, bool nb,
                const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
@@ -132,7 +134,7 @@ int reduceImpl(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 }
 
 // Allreduce, scan and exscan share their checks.
-int allImpl(Collective coll, const void* sendbuf, void* recvbuf, int count,
+int allImpl(Collective coll, const void* sendbuf, void* recvbuf, int64_t count,
             MPI_Datatype datatype, MPI_Op opHandle, MPI_Comm comm, MPI_Request* request,
             bool nb, const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
@@ -152,8 +154,8 @@ int allImpl(Collective coll, const void* sendbuf, void* recvbuf, int count,
   return start(a, request, fn);
 }
 
-int reduceScatterImpl(bool block, const void* sendbuf, void* recvbuf, int recvcount,
-                      const int* recvcounts, MPI_Datatype datatype, MPI_Op opHandle,
+int reduceScatterImpl(bool block, const void* sendbuf, void* recvbuf, int64_t recvcount,
+                      CountArray recvcounts, MPI_Datatype datatype, MPI_Op opHandle,
                       MPI_Comm comm, MPI_Request* request, bool nb, const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* c = toComm(comm);
@@ -162,14 +164,17 @@ int reduceScatterImpl(bool block, const void* sendbuf, void* recvbuf, int recvco
   Status st;
   int64_t total = 0, mine = 0;
   if (block) {
-    total = static_cast<int64_t>(recvcount) * p;
+    total = recvcount * p;
     mine = recvcount;
-    if (recvcount < 0) st = errorf(MPI_ERR_COUNT, "recvcount=%d < 0", recvcount);
+    if (recvcount < 0)
+      st = errorf(MPI_ERR_COUNT, "recvcount=%lld < 0", static_cast<long long>(recvcount));
   } else if (!recvcounts) {
     st = errorf(MPI_ERR_ARG, "recvcounts is NULL");
   } else {
     for (int i = 0; i < p && st.isOk(); ++i) {
-      if (recvcounts[i] < 0) st = errorf(MPI_ERR_COUNT, "recvcounts[%d]=%d < 0", i, recvcounts[i]);
+      if (recvcounts[i] < 0)
+        st = errorf(MPI_ERR_COUNT, "recvcounts[%d]=%lld < 0", i,
+                    static_cast<long long>(recvcounts[i]));
       total += recvcounts[i];
     }
     mine = recvcounts[c->rank()];
@@ -186,7 +191,7 @@ int reduceScatterImpl(bool block, const void* sendbuf, void* recvbuf, int recvco
   fillCommon(a, block ? Collective::kReduceScatterBlock : Collective::kReduceScatter, c,
              sendbuf, recvbuf, total, t, op);
   a.recvCount = mine;
-  a.recvCounts = block ? nullptr : recvcounts;
+  if (!block) a.recvCounts = recvcounts;
   return start(a, request, fn);
 }
 
@@ -198,6 +203,11 @@ extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
                     "MPI_Reduce");
 }
 LOOM_WEAK_ALIAS(MPI_Reduce)
+LOOM_LARGE_COUNT(Reduce,
+                 (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm),
+                 reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr, false,
+                            "MPI_Reduce_c"))
 
 extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
@@ -205,6 +215,11 @@ extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_D
                     "MPI_Ireduce");
 }
 LOOM_WEAK_ALIAS(MPI_Ireduce)
+LOOM_LARGE_COUNT(Ireduce,
+                 (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm, MPI_Request* request),
+                 reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, request, true,
+                            "MPI_Ireduce_c"))
 
 extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
@@ -212,6 +227,11 @@ extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count,
                  false, "MPI_Allreduce");
 }
 LOOM_WEAK_ALIAS(MPI_Allreduce)
+LOOM_LARGE_COUNT(Allreduce,
+                 (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm),
+                 allImpl(Collective::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm,
+                         nullptr, false, "MPI_Allreduce_c"))
 
 extern "C" int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -220,6 +240,11 @@ extern "C" int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count,
                  true, "MPI_Iallreduce");
 }
 LOOM_WEAK_ALIAS(MPI_Iallreduce)
+LOOM_LARGE_COUNT(Iallreduce,
+                 (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm, MPI_Request* request),
+                 allImpl(Collective::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm,
+                         request, true, "MPI_Iallreduce_c"))
 
 extern "C" int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm) {
@@ -227,6 +252,11 @@ extern "C" int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Data
                  "MPI_Scan");
 }
 LOOM_WEAK_ALIAS(MPI_Scan)
+LOOM_LARGE_COUNT(Scan,
+                 (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm),
+                 allImpl(Collective::kScan, sendbuf, recvbuf, count, datatype, op, comm, nullptr,
+                         false, "MPI_Scan_c"))
 
 extern "C" int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
@@ -234,6 +264,11 @@ extern "C" int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Dat
                  "MPI_Iscan");
 }
 LOOM_WEAK_ALIAS(MPI_Iscan)
+LOOM_LARGE_COUNT(Iscan,
+                 (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm, MPI_Request* request),
+                 allImpl(Collective::kScan, sendbuf, recvbuf, count, datatype, op, comm, request,
+                         true, "MPI_Iscan_c"))
 
 extern "C" int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm) {
@@ -241,6 +276,11 @@ extern "C" int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Da
                  false, "MPI_Exscan");
 }
 LOOM_WEAK_ALIAS(MPI_Exscan)
+LOOM_LARGE_COUNT(Exscan,
+                 (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm),
+                 allImpl(Collective::kExscan, sendbuf, recvbuf, count, datatype, op, comm, nullptr,
+                         false, "MPI_Exscan_c"))
 
 extern "C" int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, MPI_Comm comm, MPI_Request* request) {
@@ -248,6 +288,11 @@ extern "C" int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_D
                  "MPI_Iexscan");
 }
 LOOM_WEAK_ALIAS(MPI_Iexscan)
+LOOM_LARGE_COUNT(Iexscan,
+                 (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm, MPI_Request* request),
+                 allImpl(Collective::kExscan, sendbuf, recvbuf, count, datatype, op, comm, request,
+                         true, "MPI_Iexscan_c"))
 
 extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
@@ -255,6 +300,11 @@ extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int
                            false, "MPI_Reduce_scatter");
 }
 LOOM_WEAK_ALIAS(MPI_Reduce_scatter)
+LOOM_LARGE_COUNT(Reduce_scatter,
+                 (const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+                 reduceScatterImpl(false, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm,
+                                   nullptr, false, "MPI_Reduce_scatter_c"))
 
 extern "C" int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -263,6 +313,11 @@ extern "C" int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const in
                            true, "MPI_Ireduce_scatter");
 }
 LOOM_WEAK_ALIAS(MPI_Ireduce_scatter)
+LOOM_LARGE_COUNT(Ireduce_scatter,
+                 (const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request),
+                 reduceScatterImpl(false, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm,
+                                   request, true, "MPI_Ireduce_scatter_c"))
 
 extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
@@ -270,6 +325,11 @@ extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int
                            nullptr, false, "MPI_Reduce_scatter_block");
 }
 LOOM_WEAK_ALIAS(MPI_Reduce_scatter_block)
+LOOM_LARGE_COUNT(Reduce_scatter_block,
+                 (const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm),
+                 reduceScatterImpl(true, sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
+                                   nullptr, false, "MPI_Reduce_scatter_block_c"))
 
 extern "C" int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -278,20 +338,37 @@ extern "C" int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, in
                            request, true, "MPI_Ireduce_scatter_block");
 }
 LOOM_WEAK_ALIAS(MPI_Ireduce_scatter_block)
+LOOM_LARGE_COUNT(Ireduce_scatter_block,
+                 (const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm, MPI_Request* request),
+                 reduceScatterImpl(true, sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
+                                   request, true, "MPI_Ireduce_scatter_block_c"))
 
-extern "C" int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count,
-                                 MPI_Datatype datatype, MPI_Op opHandle) {
-  const char* fn = "MPI_Reduce_local";
+namespace {
+
+int reduceLocal(const void* inbuf, void* inoutbuf, int64_t count, MPI_Datatype datatype,
+                MPI_Op opHandle, const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Datatype* t = nullptr;
   Op* op = nullptr;
   Status st = checkTypeOp(count, datatype, opHandle, &t, &op);
   if (st.isOk() && (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE))
-    st = errorf(MPI_ERR_ARG, "MPI_IN_PLACE is not allowed in MPI_Reduce_local");
+    st = errorf(MPI_ERR_ARG, "MPI_IN_PLACE is not allowed in %s", fn);
   if (st.isOk()) st = loom::api::checkData(inbuf, count, t);
   if (st.isOk()) st = loom::api::checkData(inoutbuf, count, t);
   if (st.isOk()) st = loom::coll::reduceLocal(inbuf, inoutbuf, count, t, op);
   if (!st.isOk()) return raise(nullptr, st, fn);
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+extern "C" int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count,
+                                 MPI_Datatype datatype, MPI_Op op) {
+  return reduceLocal(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local");
+}
 LOOM_WEAK_ALIAS(MPI_Reduce_local)
+LOOM_LARGE_COUNT(Reduce_local,
+                 (const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op),
+                 reduceLocal(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local_c"))

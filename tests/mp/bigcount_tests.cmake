@@ -4,7 +4,7 @@
 # simulated nodes. Each large test holds about 2 GiB per rank: they share
 # the RESOURCE_LOCK bigcount_memory so ctest never runs two at once.
 # Included by tests/mp/CMakeLists.txt (loom_mp_program, loom_mp_test, LOOMRUN).
-foreach(prog bigcount_p2p bigcount_type)
+foreach(prog bigcount_p2p bigcount_type bigcount_coll)
   loom_mp_program(mp_${prog} progs/${prog}.c)
   loom_mp_test(mp.${prog}.singleton TIMEOUT 60
                COMMAND --stdout-count "^${prog}: rank 0: [0-9]+ checks passed$=1"
@@ -17,7 +17,7 @@ foreach(prog bigcount_p2p bigcount_type)
 endforeach()
 
 loom_mp_program(mp_bigcount_large progs/bigcount_large.c)
-set(_bigcount_large p2p)
+set(_bigcount_large p2p bcast)
 foreach(mode ${_bigcount_large})
   loom_mp_test(mp.bigcount_large.${mode} TIMEOUT 300
                COMMAND --stdout-count "^bigcount_large: rank [0-9]+ ok$=2"
