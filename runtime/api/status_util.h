@@ -118,6 +118,12 @@ inline Status checkData(const void* buf, int64_t count, const Datatype* type) {
   if (count < 0) return errorf(MPI_ERR_COUNT, "count=%lld < 0", static_cast<long long>(count));
   if (!type) return errorf(MPI_ERR_TYPE, "invalid datatype");
   if (!type->isCommitted()) return errorf(MPI_ERR_TYPE, "datatype is not committed");
+  // With MPI_Count counts (the _c forms) count * size can pass 2^63 bytes:
+  // refused rather than wrapped to a small size.
+  int64_t bytes;
+  if (__builtin_mul_overflow(count, type->size(), &bytes)) [[unlikely]]
+    return errorf(MPI_ERR_COUNT, "count=%lld of a %lld-byte type is more than 2^63 bytes",
+                  static_cast<long long>(count), static_cast<long long>(type->size()));
   // A NULL buffer is MPI_BOTTOM too: fine when the type's displacements are
   // absolute addresses (its data starts far from 0), wrong otherwise.
   if (!buf && count > 0 && type->size() > 0 && type->trueLb() < 4096)

@@ -478,6 +478,31 @@ Status checkSize(int64_t a, int64_t b, int64_t c) {
   return Status::ok();
 }
 
+// Refuses types whose bounds do not fit an int64 (MPI_Aint, MPI_Count):
+// `count` blocks `stride` bytes apart from byte `disp`, each of `blocklen`
+// copies of `old` one extent apart. Counts and displacements of the _c
+// constructors reach far enough to wrap 64 bits otherwise.
+Status checkBounds(__int128 disp, int64_t count, __int128 stride, int64_t blocklen,
+                   const Datatype* old) {
+  if (count <= 0 || blocklen <= 0) return Status::ok();
+  const __int128 a = (count - 1) * stride, b = __int128{blocklen - 1} * old->extent();
+  const __int128 lo = disp + std::min<__int128>(a, 0) + std::min<__int128>(b, 0) +
+                      std::min(old->lb(), old->trueLb());
+  const __int128 hi = disp + std::max<__int128>(a, 0) + std::max<__int128>(b, 0) +
+                      std::max(old->ub(), old->trueUb());
+  if (lo < INT64_MIN || hi > INT64_MAX)
+    return errorf(MPI_ERR_ARG, "datatype bounds overflow 64 bits");
+  return Status::ok();
+}
+
+// disp * extent, or an error when it does not fit an int64.
+Status scaled(int64_t disp, int64_t extent, int64_t* out) {
+  if (__builtin_mul_overflow(disp, extent, out))
+    return errorf(MPI_ERR_ARG, "displacement %lld * extent %lld overflows 64 bits",
+                  (long long)disp, (long long)extent);
+  return Status::ok();
+}
+
 }  // namespace
 
 Status typeHvector(int64_t count, int64_t blocklen, int64_t strideBytes, Datatype* old,
@@ -487,6 +512,7 @@ Status typeHvector(int64_t count, int64_t blocklen, int64_t strideBytes, Datatyp
   if (blocklen < 0)
     return errorf(MPI_ERR_ARG, "blocklength is negative (%lld)", (long long)blocklen);
   LOOM_TRY(checkSize(count, blocklen, old->size()));
+  LOOM_TRY(checkBounds(0, count, strideBytes, blocklen, old));
   Datatype::Private b(MPI_COMBINER_HVECTOR);
   b.child(old);
   if (count > 0 && blocklen > 0) {
@@ -510,7 +536,9 @@ Status typeHvector(int64_t count, int64_t blocklen, int64_t strideBytes, Datatyp
 Status typeVector(int64_t count, int64_t blocklen, int64_t stride, Datatype* old,
                   Datatype** out) {
   LOOM_TRY(checkOld(old));
-  LOOM_TRY(typeHvector(count, blocklen, stride * old->extent(), old, out));
+  int64_t strideBytes;
+  LOOM_TRY(scaled(stride, old->extent(), &strideBytes));
+  LOOM_TRY(typeHvector(count, blocklen, strideBytes, old, out));
   using A = DatatypeArgs;
   (*out)->setConstruction(
       MPI_COMBINER_VECTOR,
@@ -539,6 +567,8 @@ Status typeHindexed(std::span<const int64_t> blocklens, std::span<const int64_t>
       return errorf(MPI_ERR_ARG, "datatype size overflows 64 bits");
   }
   LOOM_TRY(checkSize(total, old->size(), 1));
+  for (size_t i = 0; i < blocklens.size(); ++i)
+    LOOM_TRY(checkBounds(dispBytes[i], 1, 0, blocklens[i], old));
   Datatype::Private b(MPI_COMBINER_HINDEXED);
   b.child(old);
   for (size_t i = 0; i < blocklens.size(); ++i) {
@@ -562,7 +592,7 @@ Status typeIndexed(std::span<const int64_t> blocklens, std::span<const int64_t> 
                    Datatype* old, Datatype** out) {
   LOOM_TRY(checkOld(old));
   std::vector<int64_t> bytes(disps.begin(), disps.end());
-  for (int64_t& d : bytes) d *= old->extent();
+  for (int64_t& d : bytes) LOOM_TRY(scaled(d, old->extent(), &d));
   LOOM_TRY(typeHindexed(blocklens, bytes, old, out));
   using A = DatatypeArgs;
   (*out)->setConstruction(MPI_COMBINER_INDEXED,
@@ -595,7 +625,7 @@ Status typeIndexedBlock(int64_t blocklen, std::span<const int64_t> disps, Dataty
                         Datatype** out) {
   LOOM_TRY(checkOld(old));
   std::vector<int64_t> bytes(disps.begin(), disps.end());
-  for (int64_t& d : bytes) d *= old->extent();
+  for (int64_t& d : bytes) LOOM_TRY(scaled(d, old->extent(), &d));
   LOOM_TRY(typeHindexedBlock(blocklen, bytes, old, out));
   using A = DatatypeArgs;
   (*out)->setConstruction(MPI_COMBINER_INDEXED_BLOCK,
@@ -621,6 +651,7 @@ Status typeStruct(std::span<const int64_t> blocklens, std::span<const int64_t> d
     if (__builtin_mul_overflow(blocklens[i], types[i]->size(), &part) ||
         __builtin_add_overflow(total, part, &total))
       return errorf(MPI_ERR_ARG, "datatype size overflows 64 bits");
+    LOOM_TRY(checkBounds(dispBytes[i], 1, 0, blocklens[i], types[i]));
   }
   Datatype::Private b(MPI_COMBINER_STRUCT);
   for (size_t i = 0; i < types.size(); ++i) {
@@ -649,6 +680,9 @@ Status typeStruct(std::span<const int64_t> blocklens, std::span<const int64_t> d
 
 Status typeResized(Datatype* old, int64_t lb, int64_t extent, Datatype** out) {
   LOOM_TRY(checkOld(old));
+  int64_t ub;
+  if (__builtin_add_overflow(lb, extent, &ub))
+    return errorf(MPI_ERR_ARG, "lb + extent overflows 64 bits");
   *out = Datatype::Private::resized(old, lb, extent);
   using A = DatatypeArgs;
   (*out)->setConstruction(MPI_COMBINER_RESIZED,

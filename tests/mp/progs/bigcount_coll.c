@@ -362,6 +362,9 @@ static void errors(void) {
   vLayout();
   EXPECT(MPI_Bcast_c(rbuf, huge, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
   EXPECT(MPI_Ibcast_c(rbuf, -1, MPI_INT, 0, MPI_COMM_WORLD, &r), MPI_ERR_COUNT);
+  EXPECT(MPI_Bcast_c(rbuf, (MPI_Count)1 << 62, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+  EXPECT(MPI_Allreduce_c(sbuf, rbuf, (MPI_Count)1 << 62, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+         MPI_ERR_COUNT);
   EXPECT(MPI_Bcast_c(rbuf, 1, MPI_INT, size, MPI_COMM_WORLD), MPI_ERR_ROOT);
   EXPECT(MPI_Allreduce_c(sbuf, rbuf, huge, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT);
   EXPECT(MPI_Reduce_c(sbuf, rbuf, huge, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);

@@ -283,6 +283,11 @@ static void errors(void) {
   EXPECT(MPI_Send_c(buf, -1, MPI_INT, next, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
   EXPECT(MPI_Send_c(buf, huge, MPI_INT, next, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
   EXPECT(MPI_Ssend_c(buf, huge, MPI_INT, next, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+  /* count * size past 2^63 bytes: refused, not wrapped to a small size. */
+  EXPECT(MPI_Send_c(buf, (MPI_Count)1 << 62, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD),
+         MPI_ERR_COUNT);
+  EXPECT(MPI_Irecv_c(buf, (MPI_Count)1 << 62, MPI_INT, prev, 0, MPI_COMM_WORLD, &r),
+         MPI_ERR_COUNT);
   EXPECT(MPI_Recv_c(buf, huge, MPI_INT, prev, 0, MPI_COMM_WORLD, &st), MPI_ERR_COUNT);
   EXPECT(MPI_Irecv_c(buf, -5, MPI_INT, prev, 0, MPI_COMM_WORLD, &r), MPI_ERR_COUNT);
   EXPECT(MPI_Isend_c(buf, 1, MPI_DATATYPE_NULL, next, 0, MPI_COMM_WORLD, &r), MPI_ERR_TYPE);

@@ -7,6 +7,7 @@
  * MPI_UNDEFINED or MPI_ERR_VALUE_TOO_LARGE, the _c ones the value. Bad
  * arguments get the same error class from both forms. */
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "comm_checks.h"
@@ -243,6 +244,17 @@ static void errors(void) {
   EXPECT(MPI_Type_create_struct_c(1, one, one, ty, &t), MPI_ERR_TYPE);
   EXPECT(MPI_Type_create_resized_c(MPI_DATATYPE_NULL, 0, 4, &t), MPI_ERR_TYPE);
   EXPECT(MPI_Type_create_subarray_c(0, one, one, one, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+  /* Sizes or bounds past 2^63 bytes: refused, not wrapped. */
+  const MPI_Count p40 = (MPI_Count)1 << 40, p62 = (MPI_Count)1 << 62;
+  MPI_Count far[1] = {p62};
+  EXPECT(MPI_Type_contiguous_c(p62, MPI_INT, &t), MPI_ERR_ARG);
+  EXPECT(MPI_Type_vector_c(p40, 1, p40, MPI_INT, &t), MPI_ERR_ARG);
+  EXPECT(MPI_Type_create_hvector_c(3, 1, p62, MPI_INT, &t), MPI_ERR_ARG);
+  EXPECT(MPI_Type_indexed_c(1, one, far, MPI_INT, &t), MPI_ERR_ARG);
+  EXPECT(MPI_Type_create_indexed_block_c(1, 1, far, MPI_INT, &t), MPI_ERR_ARG);
+  far[0] = INT64_MAX - 2;
+  EXPECT(MPI_Type_create_hindexed_c(1, one, far, MPI_INT, &t), MPI_ERR_ARG);
+  EXPECT(MPI_Type_create_resized_c(MPI_INT, INT64_MAX - 2, 8, &t), MPI_ERR_ARG);
 
   int buf[4] = {1, 2, 3, 4};
   char packed[64];
