@@ -307,7 +307,7 @@ Status select(const CollArgs& args, const Algorithm** out) {
       return errorf(MPI_ERR_ARG, "%s=%s names no %s algorithm (choices: %s)",
                     overrideParam(args.coll).c_str(), forced.c_str(), collectiveName(args.coll),
                     choices(args.coll).c_str());
-    if (!a->supports || a->supports(args)) {
+    if (!(args.persistent && a->start) && (!a->supports || a->supports(args))) {
       *out = a;
       return Status::ok();
     }
@@ -323,7 +323,7 @@ Status select(const CollArgs& args, const Algorithm** out) {
         info.minPerNode < r.minPerNode)
       continue;
     const Algorithm* a = rr.alg;
-    if (a && (!a->supports || a->supports(args))) {
+    if (a && !(args.persistent && a->start) && (!a->supports || a->supports(args))) {
       *out = a;
       return Status::ok();
     }
@@ -358,13 +358,18 @@ Status run(const CollArgs& args, Request** out) {
   // algorithm runs it (a shared-memory op sends nothing, but is described
   // by the number): ranks whose arguments differ pick different algorithms,
   // and their tags must still agree for the next calls.
+  // A persistent activation brings the tag its init call drew, and has no
+  // number in the sequence (CollArgs::persistent).
   CollArgs call = args;
-  call.tag = args.comm->nextCollectiveTag();
-  call.call = args.comm->collectiveCalls();
+  if (!args.persistent) {
+    call.tag = args.comm->nextCollectiveTag();
+    call.call = args.comm->collectiveCalls();
+  }
   // The context (made now if this is the communicator's first call) checks
   // the call's description against the peers', and refuses every call once
   // one failed somewhere (ShmColl, "Calls that fail").
-  ShmColl* ctx = args.comm->size() > 1 ? ShmColl::forChecks(args.comm) : nullptr;
+  ShmColl* ctx = args.comm->size() > 1 && !args.persistent ? ShmColl::forChecks(args.comm)
+                                                            : nullptr;
   if (ctx) LOOM_TRY(ctx->failure(call.call));
   const Algorithm* a = nullptr;
   LOOM_TRY(select(call, &a));
@@ -383,7 +388,7 @@ Status run(const CollArgs& args, Request** out) {
     auto* c = new (s->scratch(sizeof(CallCheck)))
         CallCheck{ctx, args.coll, args.root, static_cast<uint64_t>(args.bytes), call.call};
     s->setCheck(checkCall, c, callFailed);
-  } else if (args.comm->size() > 1) {
+  } else if (args.comm->size() > 1 && !args.persistent) {
     s->enableProbes();
   }
   if (args.comm->rank() == 0 && log::enabled("coll"))

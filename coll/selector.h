@@ -75,6 +75,13 @@ struct CollArgs {
   // repeated), which describes it in the shared-memory context's checks.
   int tag = 0;
   uint64_t call = 0;
+  // An activation of a persistent collective (MPI_*_init + MPI_Start): the
+  // caller sets `tag` (drawn once by the init call) and run() draws none.
+  // Activations follow no order relative to the communicator's other calls,
+  // so only message-based algorithms run them (the shared-memory ones keep
+  // step with the communicator's call sequence) and the ranks' call
+  // descriptions are not compared by number (the signature still is).
+  bool persistent = false;
 };
 
 struct Algorithm {

@@ -1,5 +1,6 @@
 // Entry points of the data-movement collectives: MPI_Bcast, (all)gather(v),
-// scatter(v), alltoall(v,w) and their MPI_I* twins.
+// scatter(v), alltoall(v,w) and their MPI_I* twins; the persistent forms
+// (MPI_*_init, persistent_coll_api.cc) share the same checks (coll_entry.h).
 //
 // Each checks the arguments significant at the calling rank (the standard
 // leaves the others, e.g. a non-root's receive buffer in a gather, unread),
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "api/coll_common.h"
+#include "api/coll_entry.h"
 #include "api/handles_datatype.h"
 #include "api/large_count.h"
 #include "api/runtime.h"
@@ -27,6 +29,7 @@ using loom::Status;
 using loom::errorf;
 using loom::coll::CollArgs;
 using loom::coll::Collective;
+using loom::api::CollMode;
 
 namespace {
 
@@ -73,8 +76,9 @@ size_t blockBytes(int64_t count, const Datatype* t) { return t ? t->packedSize(c
 // The common frame: running library, valid communicator, request; then
 // `fill` checks the rest and fills the args; then the collective runs.
 template <class Fill>
-int entry(const char* fn, MPI_Comm comm, bool nonblocking, MPI_Request* request, Collective coll,
+int entry(const char* fn, MPI_Comm comm, CollMode mode, MPI_Request* request, Collective coll,
           Fill&& fill) {
+  const bool nonblocking = mode != CollMode::kBlocking;
   if (!loom::api::requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* c = loom::api::toComm(comm);
   if (!c) return loom::api::raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
@@ -86,14 +90,15 @@ int entry(const char* fn, MPI_Comm comm, bool nonblocking, MPI_Request* request,
   a.blocking = !nonblocking;
   Status st = fill(a);
   if (!st.isOk()) return loom::api::raise(c, st, fn);
+  if (mode == CollMode::kPersistent) return loom::api::initPersistentCollective(a, request, fn);
   return loom::api::runCollective(a, nonblocking ? request : nullptr, fn);
 }
 
 // ---- bcast
 
 int bcast(const char* fn, void* buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
-          bool nb, MPI_Request* req) {
-  return entry(fn, comm, nb, req, Collective::kBcast, [&](CollArgs& a) -> Status {
+          CollMode mode, MPI_Request* req) {
+  return entry(fn, comm, mode, req, Collective::kBcast, [&](CollArgs& a) -> Status {
     LOOM_TRY(checkRoot(root, a.comm));
     LOOM_TRY(checkData(buf, count, type, &a.type));
     a.sendbuf = a.recvbuf = buf;
@@ -108,8 +113,8 @@ int bcast(const char* fn, void* buf, int64_t count, MPI_Datatype type, int root,
 
 int gather(const char* fn, Collective coll, const void* sbuf, int64_t scount, MPI_Datatype stype,
            void* rbuf, int64_t rcount, CountArray rcounts, CountArray displs, MPI_Datatype rtype,
-           int root, MPI_Comm comm, bool nb, MPI_Request* req) {
-  return entry(fn, comm, nb, req, coll, [&](CollArgs& a) -> Status {
+           int root, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  return entry(fn, comm, mode, req, coll, [&](CollArgs& a) -> Status {
     LOOM_TRY(checkRoot(root, a.comm));
     const bool isRoot = a.comm->rank() == root;
     a.root = root;
@@ -149,8 +154,8 @@ int gather(const char* fn, Collective coll, const void* sbuf, int64_t scount, MP
 
 int scatter(const char* fn, Collective coll, const void* sbuf, int64_t scount, CountArray scounts,
             CountArray displs, MPI_Datatype stype, void* rbuf, int64_t rcount, MPI_Datatype rtype,
-            int root, MPI_Comm comm, bool nb, MPI_Request* req) {
-  return entry(fn, comm, nb, req, coll, [&](CollArgs& a) -> Status {
+            int root, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  return entry(fn, comm, mode, req, coll, [&](CollArgs& a) -> Status {
     LOOM_TRY(checkRoot(root, a.comm));
     const bool isRoot = a.comm->rank() == root;
     a.root = root;
@@ -191,8 +196,8 @@ int scatter(const char* fn, Collective coll, const void* sbuf, int64_t scount, C
 int allgather(const char* fn, Collective coll, const void* sbuf, int64_t scount,
               MPI_Datatype stype, void* rbuf, int64_t rcount, CountArray rcounts,
               CountArray displs, MPI_Datatype rtype,
-              MPI_Comm comm, bool nb, MPI_Request* req) {
-  return entry(fn, comm, nb, req, coll, [&](CollArgs& a) -> Status {
+              MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  return entry(fn, comm, mode, req, coll, [&](CollArgs& a) -> Status {
     a.inPlace = sbuf == kInPlace;
     if (!a.inPlace) {
       LOOM_TRY(checkData(sbuf, scount, stype, &a.type));
@@ -220,8 +225,8 @@ int allgather(const char* fn, Collective coll, const void* sbuf, int64_t scount,
 // ---- alltoall, alltoallv, alltoallw
 
 int alltoall(const char* fn, const void* sbuf, int64_t scount, MPI_Datatype stype, void* rbuf,
-             int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, bool nb, MPI_Request* req) {
-  return entry(fn, comm, nb, req, Collective::kAlltoall, [&](CollArgs& a) -> Status {
+             int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  return entry(fn, comm, mode, req, Collective::kAlltoall, [&](CollArgs& a) -> Status {
     a.inPlace = sbuf == kInPlace;
     LOOM_TRY(checkData(rbuf, rcount, rtype, &a.recvType));
     a.recvbuf = rbuf;
@@ -238,8 +243,8 @@ int alltoall(const char* fn, const void* sbuf, int64_t scount, MPI_Datatype styp
 
 int alltoallv(const char* fn, const void* sbuf, CountArray scounts, CountArray sdispls,
               MPI_Datatype stype, void* rbuf, CountArray rcounts, CountArray rdispls,
-              MPI_Datatype rtype, MPI_Comm comm, bool nb, MPI_Request* req) {
-  return entry(fn, comm, nb, req, Collective::kAlltoallv, [&](CollArgs& a) -> Status {
+              MPI_Datatype rtype, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  return entry(fn, comm, mode, req, Collective::kAlltoallv, [&](CollArgs& a) -> Status {
     const int p = a.comm->size();
     a.inPlace = sbuf == kInPlace;
     LOOM_TRY(checkCounts(rbuf, rcounts, rdispls, rtype, p, "recvcounts", &a.recvType));
@@ -278,9 +283,9 @@ Status checkTypesW(const void* buf, CountArray counts, CountArray displs,
 
 int alltoallw(const char* fn, const void* sbuf, CountArray scounts, CountArray sdispls,
               const MPI_Datatype* stypes, void* rbuf, CountArray rcounts, CountArray rdispls,
-              const MPI_Datatype* rtypes, MPI_Comm comm, bool nb, MPI_Request* req) {
+              const MPI_Datatype* rtypes, MPI_Comm comm, CollMode mode, MPI_Request* req) {
   std::vector<Datatype*> st, rt;
-  return entry(fn, comm, nb, req, Collective::kAlltoallw, [&](CollArgs& a) -> Status {
+  return entry(fn, comm, mode, req, Collective::kAlltoallw, [&](CollArgs& a) -> Status {
     const int p = a.comm->size();
     a.inPlace = sbuf == kInPlace;
     size_t m = 0;
@@ -303,45 +308,92 @@ int alltoallw(const char* fn, const void* sbuf, CountArray scounts, CountArray s
 
 }  // namespace
 
+// ---- The helpers as the persistent forms call them (coll_entry.h).
+
+namespace loom::api::collentry {
+
+int bcast(const char* fn, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+          CollMode mode, MPI_Request* req) {
+  return ::bcast(fn, buf, count, type, root, comm, mode, req);
+}
+int gather(const char* fn, Collective coll, const void* sbuf, int scount, MPI_Datatype stype,
+           void* rbuf, int rcount, const int* rcounts, const int* displs, MPI_Datatype rtype,
+           int root, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  return ::gather(fn, coll, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype, root, comm,
+                  mode, req);
+}
+int scatter(const char* fn, Collective coll, const void* sbuf, int scount, const int* scounts,
+            const int* displs, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+            int root, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  return ::scatter(fn, coll, sbuf, scount, scounts, displs, stype, rbuf, rcount, rtype, root,
+                   comm, mode, req);
+}
+int allgather(const char* fn, Collective coll, const void* sbuf, int scount, MPI_Datatype stype,
+              void* rbuf, int rcount, const int* rcounts, const int* displs, MPI_Datatype rtype,
+              MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  return ::allgather(fn, coll, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype, comm,
+                     mode, req);
+}
+int alltoall(const char* fn, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
+             int rcount, MPI_Datatype rtype, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  return ::alltoall(fn, sbuf, scount, stype, rbuf, rcount, rtype, comm, mode, req);
+}
+int alltoallv(const char* fn, const void* sbuf, const int* scounts, const int* sdispls,
+              MPI_Datatype stype, void* rbuf, const int* rcounts, const int* rdispls,
+              MPI_Datatype rtype, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  return ::alltoallv(fn, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, mode,
+                     req);
+}
+int alltoallw(const char* fn, const void* sbuf, const int* scounts, const int* sdispls,
+              const MPI_Datatype* stypes, void* rbuf, const int* rcounts, const int* rdispls,
+              const MPI_Datatype* rtypes, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  return ::alltoallw(fn, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
+                     mode, req);
+}
+
+}  // namespace loom::api::collentry
+
 // ---- The entry points.
 
 extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
                           MPI_Comm comm) {
-  return bcast("MPI_Bcast", buffer, count, datatype, root, comm, false, nullptr);
+  return bcast("MPI_Bcast", buffer, count, datatype, root, comm, CollMode::kBlocking, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Bcast)
 LOOM_LARGE_COUNT(Bcast,
                  (void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm),
-                 bcast("MPI_Bcast_c", buffer, count, datatype, root, comm, false, nullptr))
+                 bcast("MPI_Bcast_c", buffer, count, datatype, root, comm, CollMode::kBlocking, nullptr))
 
 extern "C" int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root,
                            MPI_Comm comm, MPI_Request* request) {
-  return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, true, request);
+  return bcast("MPI_Ibcast", buffer, count, datatype, root, comm,
+                 CollMode::kNonblocking, request);
 }
 LOOM_WEAK_ALIAS(MPI_Ibcast)
 LOOM_LARGE_COUNT(Ibcast,
                  (void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                   MPI_Request* request),
-                 bcast("MPI_Ibcast_c", buffer, count, datatype, root, comm, true, request))
+                 bcast("MPI_Ibcast_c", buffer, count, datatype, root, comm, CollMode::kNonblocking, request))
 
 extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                            void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                            MPI_Comm comm) {
   return gather("MPI_Gather", Collective::kGather, sendbuf, sendcount, sendtype, recvbuf,
-                recvcount, nullptr, nullptr, recvtype, root, comm, false, nullptr);
+                recvcount, nullptr, nullptr, recvtype, root, comm, CollMode::kBlocking, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Gather)
 LOOM_LARGE_COUNT(Gather,
                  (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
                  gather("MPI_Gather_c", Collective::kGather, sendbuf, sendcount, sendtype, recvbuf,
-                        recvcount, nullptr, nullptr, recvtype, root, comm, false, nullptr))
+                        recvcount, nullptr, nullptr, recvtype, root, comm, CollMode::kBlocking, nullptr))
 
 extern "C" int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                             MPI_Comm comm, MPI_Request* request) {
   return gather("MPI_Igather", Collective::kGather, sendbuf, sendcount, sendtype, recvbuf,
-                recvcount, nullptr, nullptr, recvtype, root, comm, true, request);
+                recvcount, nullptr, nullptr, recvtype, root, comm,
+                 CollMode::kNonblocking, request);
 }
 LOOM_WEAK_ALIAS(MPI_Igather)
 LOOM_LARGE_COUNT(Igather,
@@ -349,13 +401,13 @@ LOOM_LARGE_COUNT(Igather,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request* request),
                  gather("MPI_Igather_c", Collective::kGather, sendbuf, sendcount, sendtype, recvbuf,
-                        recvcount, nullptr, nullptr, recvtype, root, comm, true, request))
+                        recvcount, nullptr, nullptr, recvtype, root, comm, CollMode::kNonblocking, request))
 
 extern "C" int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, const int recvcounts[], const int displs[],
                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return gather("MPI_Gatherv", Collective::kGatherv, sendbuf, sendcount, sendtype, recvbuf, 0,
-                recvcounts, displs, recvtype, root, comm, false, nullptr);
+                recvcounts, displs, recvtype, root, comm, CollMode::kBlocking, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Gatherv)
 LOOM_LARGE_COUNT(Gatherv,
@@ -363,14 +415,15 @@ LOOM_LARGE_COUNT(Gatherv,
                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                   int root, MPI_Comm comm),
                  gather("MPI_Gatherv_c", Collective::kGatherv, sendbuf, sendcount, sendtype,
-                        recvbuf, 0, recvcounts, displs, recvtype, root, comm, false, nullptr))
+                        recvbuf, 0, recvcounts, displs, recvtype, root, comm, CollMode::kBlocking, nullptr))
 
 extern "C" int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, int root, MPI_Comm comm,
                              MPI_Request* request) {
   return gather("MPI_Igatherv", Collective::kGatherv, sendbuf, sendcount, sendtype, recvbuf, 0,
-                recvcounts, displs, recvtype, root, comm, true, request);
+                recvcounts, displs, recvtype, root, comm,
+                 CollMode::kNonblocking, request);
 }
 LOOM_WEAK_ALIAS(MPI_Igatherv)
 LOOM_LARGE_COUNT(Igatherv,
@@ -378,26 +431,27 @@ LOOM_LARGE_COUNT(Igatherv,
                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                   int root, MPI_Comm comm, MPI_Request* request),
                  gather("MPI_Igatherv_c", Collective::kGatherv, sendbuf, sendcount, sendtype,
-                        recvbuf, 0, recvcounts, displs, recvtype, root, comm, true, request))
+                        recvbuf, 0, recvcounts, displs, recvtype, root, comm, CollMode::kNonblocking, request))
 
 extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                             MPI_Comm comm) {
   return scatter("MPI_Scatter", Collective::kScatter, sendbuf, sendcount, nullptr, nullptr,
-                 sendtype, recvbuf, recvcount, recvtype, root, comm, false, nullptr);
+                 sendtype, recvbuf, recvcount, recvtype, root, comm, CollMode::kBlocking, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Scatter)
 LOOM_LARGE_COUNT(Scatter,
                  (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
                  scatter("MPI_Scatter_c", Collective::kScatter, sendbuf, sendcount, nullptr,
-                         nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, false, nullptr))
+                         nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, CollMode::kBlocking, nullptr))
 
 extern "C" int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                              MPI_Comm comm, MPI_Request* request) {
   return scatter("MPI_Iscatter", Collective::kScatter, sendbuf, sendcount, nullptr, nullptr,
-                 sendtype, recvbuf, recvcount, recvtype, root, comm, true, request);
+                 sendtype, recvbuf, recvcount, recvtype, root, comm,
+                 CollMode::kNonblocking, request);
 }
 LOOM_WEAK_ALIAS(MPI_Iscatter)
 LOOM_LARGE_COUNT(Iscatter,
@@ -405,13 +459,13 @@ LOOM_LARGE_COUNT(Iscatter,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request* request),
                  scatter("MPI_Iscatter_c", Collective::kScatter, sendbuf, sendcount, nullptr,
-                         nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request))
+                         nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, CollMode::kNonblocking, request))
 
 extern "C" int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                              MPI_Datatype sendtype, void* recvbuf, int recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return scatter("MPI_Scatterv", Collective::kScatterv, sendbuf, 0, sendcounts, displs, sendtype,
-                 recvbuf, recvcount, recvtype, root, comm, false, nullptr);
+                 recvbuf, recvcount, recvtype, root, comm, CollMode::kBlocking, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Scatterv)
 LOOM_LARGE_COUNT(Scatterv,
@@ -419,14 +473,15 @@ LOOM_LARGE_COUNT(Scatterv,
                   MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm),
                  scatter("MPI_Scatterv_c", Collective::kScatterv, sendbuf, 0, sendcounts, displs,
-                         sendtype, recvbuf, recvcount, recvtype, root, comm, false, nullptr))
+                         sendtype, recvbuf, recvcount, recvtype, root, comm, CollMode::kBlocking, nullptr))
 
 extern "C" int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                               MPI_Datatype sendtype, void* recvbuf, int recvcount,
                               MPI_Datatype recvtype, int root, MPI_Comm comm,
                               MPI_Request* request) {
   return scatter("MPI_Iscatterv", Collective::kScatterv, sendbuf, 0, sendcounts, displs,
-                 sendtype, recvbuf, recvcount, recvtype, root, comm, true, request);
+                 sendtype, recvbuf, recvcount, recvtype, root, comm,
+                 CollMode::kNonblocking, request);
 }
 LOOM_WEAK_ALIAS(MPI_Iscatterv)
 LOOM_LARGE_COUNT(Iscatterv,
@@ -434,39 +489,40 @@ LOOM_LARGE_COUNT(Iscatterv,
                   MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm, MPI_Request* request),
                  scatter("MPI_Iscatterv_c", Collective::kScatterv, sendbuf, 0, sendcounts, displs,
-                         sendtype, recvbuf, recvcount, recvtype, root, comm, true, request))
+                         sendtype, recvbuf, recvcount, recvtype, root, comm, CollMode::kNonblocking, request))
 
 extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                               void* recvbuf, int recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm) {
   return allgather("MPI_Allgather", Collective::kAllgather, sendbuf, sendcount, sendtype, recvbuf,
-                   recvcount, nullptr, nullptr, recvtype, comm, false, nullptr);
+                   recvcount, nullptr, nullptr, recvtype, comm, CollMode::kBlocking, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Allgather)
 LOOM_LARGE_COUNT(Allgather,
                  (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
                  allgather("MPI_Allgather_c", Collective::kAllgather, sendbuf, sendcount, sendtype,
-                           recvbuf, recvcount, nullptr, nullptr, recvtype, comm, false, nullptr))
+                           recvbuf, recvcount, nullptr, nullptr, recvtype, comm, CollMode::kBlocking, nullptr))
 
 extern "C" int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                MPI_Comm comm, MPI_Request* request) {
   return allgather("MPI_Iallgather", Collective::kAllgather, sendbuf, sendcount, sendtype,
-                   recvbuf, recvcount, nullptr, nullptr, recvtype, comm, true, request);
+                   recvbuf, recvcount, nullptr, nullptr, recvtype, comm,
+                   CollMode::kNonblocking, request);
 }
 LOOM_WEAK_ALIAS(MPI_Iallgather)
 LOOM_LARGE_COUNT(Iallgather,
                  (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request),
                  allgather("MPI_Iallgather_c", Collective::kAllgather, sendbuf, sendcount, sendtype,
-                           recvbuf, recvcount, nullptr, nullptr, recvtype, comm, true, request))
+                           recvbuf, recvcount, nullptr, nullptr, recvtype, comm, CollMode::kNonblocking, request))
 
 extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                void* recvbuf, const int recvcounts[], const int displs[],
                                MPI_Datatype recvtype, MPI_Comm comm) {
   return allgather("MPI_Allgatherv", Collective::kAllgatherv, sendbuf, sendcount, sendtype,
-                   recvbuf, 0, recvcounts, displs, recvtype, comm, false, nullptr);
+                   recvbuf, 0, recvcounts, displs, recvtype, comm, CollMode::kBlocking, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Allgatherv)
 LOOM_LARGE_COUNT(Allgatherv,
@@ -474,13 +530,14 @@ LOOM_LARGE_COUNT(Allgatherv,
                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                   MPI_Comm comm),
                  allgather("MPI_Allgatherv_c", Collective::kAllgatherv, sendbuf, sendcount,
-                           sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, false, nullptr))
+                           sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, CollMode::kBlocking, nullptr))
 
 extern "C" int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                 void* recvbuf, const int recvcounts[], const int displs[],
                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return allgather("MPI_Iallgatherv", Collective::kAllgatherv, sendbuf, sendcount, sendtype,
-                   recvbuf, 0, recvcounts, displs, recvtype, comm, true, request);
+                   recvbuf, 0, recvcounts, displs, recvtype, comm,
+                   CollMode::kNonblocking, request);
 }
 LOOM_WEAK_ALIAS(MPI_Iallgatherv)
 LOOM_LARGE_COUNT(Iallgatherv,
@@ -488,38 +545,38 @@ LOOM_LARGE_COUNT(Iallgatherv,
                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                   MPI_Comm comm, MPI_Request* request),
                  allgather("MPI_Iallgatherv_c", Collective::kAllgatherv, sendbuf, sendcount,
-                           sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, true, request))
+                           sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, CollMode::kNonblocking, request))
 
 extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoall("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                  comm, false, nullptr);
+                  comm, CollMode::kBlocking, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Alltoall)
 LOOM_LARGE_COUNT(Alltoall,
                  (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
                  alltoall("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                          recvtype, comm, false, nullptr))
+                          recvtype, comm, CollMode::kBlocking, nullptr))
 
 extern "C" int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                               MPI_Request* request) {
   return alltoall("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                  comm, true, request);
+                  comm, CollMode::kNonblocking, request);
 }
 LOOM_WEAK_ALIAS(MPI_Ialltoall)
 LOOM_LARGE_COUNT(Ialltoall,
                  (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request),
                  alltoall("MPI_Ialltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                          recvtype, comm, true, request))
+                          recvtype, comm, CollMode::kNonblocking, request))
 
 extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoallv("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                   rdispls, recvtype, comm, false, nullptr);
+                   rdispls, recvtype, comm, CollMode::kBlocking, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Alltoallv)
 LOOM_LARGE_COUNT(Alltoallv,
@@ -527,14 +584,15 @@ LOOM_LARGE_COUNT(Alltoallv,
                   MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                   const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
                  alltoallv("MPI_Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                           recvcounts, rdispls, recvtype, comm, false, nullptr))
+                           recvcounts, rdispls, recvtype, comm, CollMode::kBlocking, nullptr))
 
 extern "C" int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                MPI_Request* request) {
   return alltoallv("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                   rdispls, recvtype, comm, true, request);
+                   rdispls, recvtype, comm,
+                   CollMode::kNonblocking, request);
 }
 LOOM_WEAK_ALIAS(MPI_Ialltoallv)
 LOOM_LARGE_COUNT(Ialltoallv,
@@ -543,14 +601,14 @@ LOOM_LARGE_COUNT(Ialltoallv,
                   const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                   MPI_Request* request),
                  alltoallv("MPI_Ialltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                           recvcounts, rdispls, recvtype, comm, true, request))
+                           recvcounts, rdispls, recvtype, comm, CollMode::kNonblocking, request))
 
 extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                               const MPI_Datatype sendtypes[], void* recvbuf,
                               const int recvcounts[], const int rdispls[],
                               const MPI_Datatype recvtypes[], MPI_Comm comm) {
   return alltoallw("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                   rdispls, recvtypes, comm, false, nullptr);
+                   rdispls, recvtypes, comm, CollMode::kBlocking, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Alltoallw)
 LOOM_LARGE_COUNT(Alltoallw,
@@ -558,7 +616,7 @@ LOOM_LARGE_COUNT(Alltoallw,
                   const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
                  alltoallw("MPI_Alltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                           recvcounts, rdispls, recvtypes, comm, false, nullptr))
+                           recvcounts, rdispls, recvtypes, comm, CollMode::kBlocking, nullptr))
 
 extern "C" int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                const MPI_Datatype sendtypes[], void* recvbuf,
@@ -566,7 +624,7 @@ extern "C" int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], cons
                                const MPI_Datatype recvtypes[], MPI_Comm comm,
                                MPI_Request* request) {
   return alltoallw("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                   recvcounts, rdispls, recvtypes, comm, true, request);
+                   recvcounts, rdispls, recvtypes, comm, CollMode::kNonblocking, request);
 }
 LOOM_WEAK_ALIAS(MPI_Ialltoallw)
 LOOM_LARGE_COUNT(Ialltoallw,
@@ -575,4 +633,4 @@ LOOM_LARGE_COUNT(Ialltoallw,
                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                   MPI_Request* request),
                  alltoallw("MPI_Ialltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                           recvcounts, rdispls, recvtypes, comm, true, request))
+                           recvcounts, rdispls, recvtypes, comm, CollMode::kNonblocking, request))

@@ -1,5 +1,7 @@
 // Reduction collectives: MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter
-// (_block), MPI_Scan, MPI_Exscan, their MPI_I* forms, and MPI_Reduce_local.
+// (_block), MPI_Scan, MPI_Exscan, their MPI_I* forms, and MPI_Reduce_local;
+// the persistent forms (MPI_*_init, persistent_coll_api.cc) share the same
+// checks (coll_entry.h).
 //
 // Each entry point checks its arguments in the order the error classes
 // are listed in the man pages (communicator, count, datatype, op and
@@ -13,6 +15,7 @@
 #include <mpi.h>
 
 #include "api/coll_common.h"
+#include "api/coll_entry.h"
 #include "api/handles_datatype.h"
 #include "api/large_count.h"
 #include "api/runtime.h"
@@ -32,6 +35,7 @@ using loom::api::toDatatype;
 using loom::coll::Collective;
 using loom::coll::CollArgs;
 using loom::coll::Op;
+using loom::api::CollMode;
 
 namespace {
 
@@ -52,7 +56,8 @@ void releaseOpHold(Request* r) {
   delete h;
 }
 
-int start(CollArgs& a, MPI_Request* request, const char* fn) {
+int start(CollArgs& a, CollMode mode, MPI_Request* request, const char* fn) {
+  if (mode == CollMode::kPersistent) return loom::api::initPersistentCollective(a, request, fn);
   a.blocking = request == nullptr;
   Op* op = a.op;
   const bool hold = request && !op->isPredefined();
@@ -111,7 +116,7 @@ void fillCommon(CollArgs& a, Collective coll, Comm* c, const void* sendbuf, void
 }
 
 int reduceImpl(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype datatype,
-               MPI_Op opHandle, int root, MPI_Comm comm, MPI_Request* request, bool nb,
+               MPI_Op opHandle, int root, MPI_Comm comm, MPI_Request* request, CollMode mode,
                const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* c = toComm(comm);
@@ -125,18 +130,19 @@ int reduceImpl(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype d
   if (st.isOk() && !isRoot && sendbuf == MPI_IN_PLACE)
     st = errorf(MPI_ERR_ARG, "MPI_IN_PLACE as sendbuf on a non-root rank");
   if (st.isOk()) st = checkBuffers(sendbuf, isRoot ? recvbuf : nullptr, count, count, t, isRoot);
-  if (st.isOk() && nb && !request) st = errorf(MPI_ERR_ARG, "request is NULL");
+  if (st.isOk() && mode != CollMode::kBlocking && !request)
+    st = errorf(MPI_ERR_ARG, "request is NULL");
   if (!st.isOk()) return raise(c, st, fn);
   CollArgs a;
   fillCommon(a, Collective::kReduce, c, sendbuf, recvbuf, count, t, op);
   a.root = root;
-  return start(a, request, fn);
+  return start(a, mode, request, fn);
 }
 
 // Allreduce, scan and exscan share their checks.
 int allImpl(Collective coll, const void* sendbuf, void* recvbuf, int64_t count,
             MPI_Datatype datatype, MPI_Op opHandle, MPI_Comm comm, MPI_Request* request,
-            bool nb, const char* fn) {
+            CollMode mode, const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
@@ -147,16 +153,17 @@ int allImpl(Collective coll, const void* sendbuf, void* recvbuf, int64_t count,
   // input, in place).
   const bool recvSig = !(coll == Collective::kExscan && c->rank() == 0 && sendbuf != MPI_IN_PLACE);
   if (st.isOk()) st = checkBuffers(sendbuf, recvbuf, count, count, t, recvSig);
-  if (st.isOk() && nb && !request) st = errorf(MPI_ERR_ARG, "request is NULL");
+  if (st.isOk() && mode != CollMode::kBlocking && !request)
+    st = errorf(MPI_ERR_ARG, "request is NULL");
   if (!st.isOk()) return raise(c, st, fn);
   CollArgs a;
   fillCommon(a, coll, c, sendbuf, recvbuf, count, t, op);
-  return start(a, request, fn);
+  return start(a, mode, request, fn);
 }
 
 int reduceScatterImpl(bool block, const void* sendbuf, void* recvbuf, int64_t recvcount,
                       CountArray recvcounts, MPI_Datatype datatype, MPI_Op opHandle,
-                      MPI_Comm comm, MPI_Request* request, bool nb, const char* fn) {
+                      MPI_Comm comm, MPI_Request* request, CollMode mode, const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
@@ -185,7 +192,8 @@ int reduceScatterImpl(bool block, const void* sendbuf, void* recvbuf, int64_t re
   if (st.isOk()) st = checkBuffers(sendbuf, recvbuf, total, mine, t, true);
   // In place the input is recvbuf itself: it must hold the whole input.
   if (st.isOk() && sendbuf == MPI_IN_PLACE) st = loom::api::checkData(recvbuf, total, t);
-  if (st.isOk() && nb && !request) st = errorf(MPI_ERR_ARG, "request is NULL");
+  if (st.isOk() && mode != CollMode::kBlocking && !request)
+    st = errorf(MPI_ERR_ARG, "request is NULL");
   if (!st.isOk()) return raise(c, st, fn);
   CollArgs a;
   fillCommon(a, block ? Collective::kReduceScatterBlock : Collective::kReduceScatter, c,
@@ -197,59 +205,81 @@ int reduceScatterImpl(bool block, const void* sendbuf, void* recvbuf, int64_t re
 
 }  // namespace
 
+// ---- The helpers as the persistent forms call them (coll_entry.h).
+
+namespace loom::api::collentry {
+
+int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           int root, MPI_Comm comm, CollMode mode, MPI_Request* request, const char* fn) {
+  return reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, request, mode, fn);
+}
+int allLike(Collective coll, const void* sendbuf, void* recvbuf, int count,
+            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, CollMode mode,
+            MPI_Request* request, const char* fn) {
+  return allImpl(coll, sendbuf, recvbuf, count, datatype, op, comm, request, mode, fn);
+}
+int reduceScatter(bool block, const void* sendbuf, void* recvbuf, int recvcount,
+                  const int* recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                  CollMode mode, MPI_Request* request, const char* fn) {
+  return reduceScatterImpl(block, sendbuf, recvbuf, recvcount, recvcounts, datatype, op, comm,
+                           request, mode, fn);
+}
+
+}  // namespace loom::api::collentry
+
 extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, int root, MPI_Comm comm) {
-  return reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr, false,
-                    "MPI_Reduce");
+  return reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr,
+                    CollMode::kBlocking, "MPI_Reduce");
 }
 LOOM_WEAK_ALIAS(MPI_Reduce)
 LOOM_LARGE_COUNT(Reduce,
                  (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm),
-                 reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr, false,
+                 reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr, CollMode::kBlocking,
                             "MPI_Reduce_c"))
 
 extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
-  return reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, request, true,
-                    "MPI_Ireduce");
+  return reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, request,
+                    CollMode::kNonblocking, "MPI_Ireduce");
 }
 LOOM_WEAK_ALIAS(MPI_Ireduce)
 LOOM_LARGE_COUNT(Ireduce,
                  (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm, MPI_Request* request),
-                 reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, request, true,
+                 reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, request, CollMode::kNonblocking,
                             "MPI_Ireduce_c"))
 
 extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return allImpl(Collective::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, nullptr,
-                 false, "MPI_Allreduce");
+                 CollMode::kBlocking, "MPI_Allreduce");
 }
 LOOM_WEAK_ALIAS(MPI_Allreduce)
 LOOM_LARGE_COUNT(Allreduce,
                  (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm),
                  allImpl(Collective::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm,
-                         nullptr, false, "MPI_Allreduce_c"))
+                         nullptr, CollMode::kBlocking, "MPI_Allreduce_c"))
 
 extern "C" int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request* request) {
   return allImpl(Collective::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, request,
-                 true, "MPI_Iallreduce");
+                 CollMode::kNonblocking, "MPI_Iallreduce");
 }
 LOOM_WEAK_ALIAS(MPI_Iallreduce)
 LOOM_LARGE_COUNT(Iallreduce,
                  (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm, MPI_Request* request),
                  allImpl(Collective::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm,
-                         request, true, "MPI_Iallreduce_c"))
+                         request, CollMode::kNonblocking, "MPI_Iallreduce_c"))
 
 extern "C" int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm) {
-  return allImpl(Collective::kScan, sendbuf, recvbuf, count, datatype, op, comm, nullptr, false,
-                 "MPI_Scan");
+  return allImpl(Collective::kScan, sendbuf, recvbuf, count, datatype, op, comm, nullptr,
+                    CollMode::kBlocking, "MPI_Scan");
 }
 LOOM_WEAK_ALIAS(MPI_Scan)
 LOOM_LARGE_COUNT(Scan,
@@ -260,8 +290,8 @@ LOOM_LARGE_COUNT(Scan,
 
 extern "C" int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return allImpl(Collective::kScan, sendbuf, recvbuf, count, datatype, op, comm, request, true,
-                 "MPI_Iscan");
+  return allImpl(Collective::kScan, sendbuf, recvbuf, count, datatype, op, comm, request,
+                    CollMode::kNonblocking, "MPI_Iscan");
 }
 LOOM_WEAK_ALIAS(MPI_Iscan)
 LOOM_LARGE_COUNT(Iscan,
@@ -273,7 +303,7 @@ LOOM_LARGE_COUNT(Iscan,
 extern "C" int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm) {
   return allImpl(Collective::kExscan, sendbuf, recvbuf, count, datatype, op, comm, nullptr,
-                 false, "MPI_Exscan");
+                 CollMode::kBlocking, "MPI_Exscan");
 }
 LOOM_WEAK_ALIAS(MPI_Exscan)
 LOOM_LARGE_COUNT(Exscan,
@@ -284,8 +314,8 @@ LOOM_LARGE_COUNT(Exscan,
 
 extern "C" int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return allImpl(Collective::kExscan, sendbuf, recvbuf, count, datatype, op, comm, request, true,
-                 "MPI_Iexscan");
+  return allImpl(Collective::kExscan, sendbuf, recvbuf, count, datatype, op, comm, request,
+                    CollMode::kNonblocking, "MPI_Iexscan");
 }
 LOOM_WEAK_ALIAS(MPI_Iexscan)
 LOOM_LARGE_COUNT(Iexscan,
@@ -297,52 +327,52 @@ LOOM_LARGE_COUNT(Iexscan,
 extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return reduceScatterImpl(false, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, nullptr,
-                           false, "MPI_Reduce_scatter");
+                           CollMode::kBlocking, "MPI_Reduce_scatter");
 }
 LOOM_WEAK_ALIAS(MPI_Reduce_scatter)
 LOOM_LARGE_COUNT(Reduce_scatter,
                  (const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
                  reduceScatterImpl(false, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm,
-                                   nullptr, false, "MPI_Reduce_scatter_c"))
+                                   nullptr, CollMode::kBlocking, "MPI_Reduce_scatter_c"))
 
 extern "C" int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                     MPI_Request* request) {
   return reduceScatterImpl(false, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, request,
-                           true, "MPI_Ireduce_scatter");
+                           CollMode::kNonblocking, "MPI_Ireduce_scatter");
 }
 LOOM_WEAK_ALIAS(MPI_Ireduce_scatter)
 LOOM_LARGE_COUNT(Ireduce_scatter,
                  (const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request),
                  reduceScatterImpl(false, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm,
-                                   request, true, "MPI_Ireduce_scatter_c"))
+                                   request, CollMode::kNonblocking, "MPI_Ireduce_scatter_c"))
 
 extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return reduceScatterImpl(true, sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
-                           nullptr, false, "MPI_Reduce_scatter_block");
+                           nullptr, CollMode::kBlocking, "MPI_Reduce_scatter_block");
 }
 LOOM_WEAK_ALIAS(MPI_Reduce_scatter_block)
 LOOM_LARGE_COUNT(Reduce_scatter_block,
                  (const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm),
                  reduceScatterImpl(true, sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
-                                   nullptr, false, "MPI_Reduce_scatter_block_c"))
+                                   nullptr, CollMode::kBlocking, "MPI_Reduce_scatter_block_c"))
 
 extern "C" int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                           MPI_Request* request) {
   return reduceScatterImpl(true, sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
-                           request, true, "MPI_Ireduce_scatter_block");
+                           request, CollMode::kNonblocking, "MPI_Ireduce_scatter_block");
 }
 LOOM_WEAK_ALIAS(MPI_Ireduce_scatter_block)
 LOOM_LARGE_COUNT(Ireduce_scatter_block,
                  (const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm, MPI_Request* request),
                  reduceScatterImpl(true, sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
-                                   request, true, "MPI_Ireduce_scatter_block_c"))
+                                   request, CollMode::kNonblocking, "MPI_Ireduce_scatter_block_c"))
 
 namespace {
 
