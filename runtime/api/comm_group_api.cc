@@ -19,6 +19,7 @@
 #include <cstring>
 #include <vector>
 
+#include "api/bsend.h"
 #include "api/comm_internal.h"
 #include "api/info_internal.h"
 #include "api/runtime.h"
@@ -210,6 +211,7 @@ extern "C" int PMPI_Comm_create_from_group(MPI_Group group, const char* stringta
   // "loom:" keeps these hashes apart from create_group's.
   Status st = createOver(g, tagFrom(fnv1a(stringtag, len, fnv1a("loom:", 5))), eh, &hints, &c);
   if (!st.isOk()) return raise(&standIn, st, fn);
+  if (g->session()) loom::api::noteCommSession(c, g->session());
   *newcomm = loom::api::toHandle(c);
   return MPI_SUCCESS;
 }

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <string>
 
+#include "api/bsend.h"
 #include "api/comm_internal.h"
 #include "api/info_internal.h"
 #include "api/runtime.h"
@@ -46,6 +47,9 @@ class Session : public loom::HandlePool<Session> {
   uint32_t magic = kMagic;
   Errhandler* errhandler = &loom::gErrorsAreFatal;
   InfoEntries info;  // what MPI_Session_get_info returns
+  // MPI_Session_attach_buffer's (buffer_api.cc); flushed and freed by
+  // MPI_Session_finalize.
+  loom::api::SendBuffer* sendBuffer = nullptr;
 };
 
 constexpr const char* kPsets[] = {"mpi://WORLD", "mpi://SELF"};
@@ -92,6 +96,20 @@ std::vector<int> psetMembers(int i) {
 
 }  // namespace
 
+namespace loom::api {
+
+SendBuffer** sessionBufferSlot(MPI_Session handle) {
+  Session* s = toSession(handle);
+  return s ? &s->sendBuffer : nullptr;
+}
+
+int raiseOnSession(MPI_Session handle, const Status& st, const char* fn) {
+  Session* s = toSession(handle);
+  return s ? raiseWith(s->errhandler, st, fn) : raiseNoObject(st, fn);
+}
+
+}  // namespace loom::api
+
 extern "C" int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session) {
   static const char* fn = "MPI_Session_init";
   Errhandler* eh = loom::api::toErrhandler(errhandler);
@@ -137,6 +155,9 @@ extern "C" int PMPI_Session_finalize(MPI_Session* session) {
   if (!session) return raiseNoObject(errorf(MPI_ERR_ARG, "session is NULL"), fn);
   Session* s = toSession(*session);
   if (!s) return badSession(fn);
+  // Buffered sends still in the session's buffer are delivered first.
+  delete s->sendBuffer;
+  s->sendBuffer = nullptr;
   Status st = loom::api::releaseRuntime();
   if (!st.isOk()) return raiseWith(s->errhandler, st, fn);
   delete s;
@@ -228,7 +249,9 @@ extern "C" int PMPI_Group_from_session_pset(MPI_Session session, const char* pse
                      errorf(MPI_ERR_ARG, "\"%s\" is not a process set (mpi://WORLD, mpi://SELF)",
                             pset_name),
                      fn);
-  *newgroup = loom::api::toHandle(new Group(psetMembers(i)));
+  auto* g = new Group(psetMembers(i));
+  g->setSession(s);  // communicators made from it use the session's buffer (bsend.h)
+  *newgroup = loom::api::toHandle(g);
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Group_from_session_pset)

@@ -49,6 +49,12 @@ class Group : public HandlePool<Group> {
   // The empty group behind MPI_GROUP_EMPTY.
   static Group* empty();
 
+  // The session whose process set this group is (MPI_Group_from_session_pset;
+  // opaque here, runtime/api's), or nullptr. Not passed on by the group
+  // operations.
+  void* session() const { return session_; }
+  void setSession(void* s) { session_ = s; }
+
  private:
   ~Group() { magic_ = 0; }
 
@@ -57,6 +63,7 @@ class Group : public HandlePool<Group> {
   bool permanent_ = false;
   std::vector<int> ranks_;
   std::vector<std::pair<int, int>> index_;  // (job rank, group rank), sorted
+  void* session_ = nullptr;
 };
 
 // One (first, last, stride) triple of MPI_Group_range_incl/excl.
