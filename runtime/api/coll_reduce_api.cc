@@ -200,7 +200,7 @@ int reduceScatterImpl(bool block, const void* sendbuf, void* recvbuf, int64_t re
              sendbuf, recvbuf, total, t, op);
   a.recvCount = mine;
   if (!block) a.recvCounts = recvcounts;
-  return start(a, request, fn);
+  return start(a, mode, request, fn);
 }
 
 }  // namespace
@@ -286,7 +286,7 @@ LOOM_LARGE_COUNT(Scan,
                  (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm),
                  allImpl(Collective::kScan, sendbuf, recvbuf, count, datatype, op, comm, nullptr,
-                         false, "MPI_Scan_c"))
+                         CollMode::kBlocking, "MPI_Scan_c"))
 
 extern "C" int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
@@ -298,7 +298,7 @@ LOOM_LARGE_COUNT(Iscan,
                  (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm, MPI_Request* request),
                  allImpl(Collective::kScan, sendbuf, recvbuf, count, datatype, op, comm, request,
-                         true, "MPI_Iscan_c"))
+                         CollMode::kNonblocking, "MPI_Iscan_c"))
 
 extern "C" int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm) {
@@ -310,7 +310,7 @@ LOOM_LARGE_COUNT(Exscan,
                  (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm),
                  allImpl(Collective::kExscan, sendbuf, recvbuf, count, datatype, op, comm, nullptr,
-                         false, "MPI_Exscan_c"))
+                         CollMode::kBlocking, "MPI_Exscan_c"))
 
 extern "C" int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, MPI_Comm comm, MPI_Request* request) {
@@ -322,7 +322,7 @@ LOOM_LARGE_COUNT(Iexscan,
                  (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm, MPI_Request* request),
                  allImpl(Collective::kExscan, sendbuf, recvbuf, count, datatype, op, comm, request,
-                         true, "MPI_Iexscan_c"))
+                         CollMode::kNonblocking, "MPI_Iexscan_c"))
 
 extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {

@@ -53,8 +53,13 @@ using loom::coll::Collective;
 
 namespace {
 
-std::vector<int> copyInts(const int* a, int n) {
-  return a ? std::vector<int>(a, a + n) : std::vector<int>();
+// The count/displacement arrays widened to int64_t (the int and the _c
+// forms alike): the user's arrays may change after the init call.
+std::vector<int64_t> copyCounts(loom::CountArray a, int n) {
+  std::vector<int64_t> v;
+  if (a)
+    for (int i = 0; i < n; ++i) v.push_back(a[i]);
+  return v;
 }
 std::vector<Datatype*> copyTypes(Datatype* const* a, int n) {
   return a ? std::vector<Datatype*>(a, a + n) : std::vector<Datatype*>();
@@ -68,10 +73,10 @@ class CollPlan final : public loom::api::PersistentColl {
  public:
   CollPlan(const CollArgs& a, int tag)
       : args_(a),
-        sendCounts_(copyInts(a.sendCounts, a.comm->size())),
-        sendDispls_(copyInts(a.sendDispls, a.comm->size())),
-        recvCounts_(copyInts(a.recvCounts, a.comm->size())),
-        recvDispls_(copyInts(a.recvDispls, a.comm->size())),
+        sendCounts_(copyCounts(a.sendCounts, a.comm->size())),
+        sendDispls_(copyCounts(a.sendDispls, a.comm->size())),
+        recvCounts_(copyCounts(a.recvCounts, a.comm->size())),
+        recvDispls_(copyCounts(a.recvDispls, a.comm->size())),
         sendTypes_(copyTypes(a.sendTypes, a.comm->size())),
         recvTypes_(copyTypes(a.recvTypes, a.comm->size())) {
     // Point at the copies; an array the caller passed stays non-null even
@@ -109,7 +114,7 @@ class CollPlan final : public loom::api::PersistentColl {
 
  private:
   CollArgs args_;
-  std::vector<int> sendCounts_, sendDispls_, recvCounts_, recvDispls_;
+  std::vector<int64_t> sendCounts_, sendDispls_, recvCounts_, recvDispls_;
   std::vector<Datatype*> sendTypes_, recvTypes_;
   loom::api::CollHold* hold_ = nullptr;
 };
