@@ -83,6 +83,9 @@ extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), name);
   Errhandler* eh = loom::api::toErrhandler(errhandler);
   if (!eh) return raise(c, errorf(MPI_ERR_ARG, "invalid error handler"), name);
+  if (eh->kind == Errhandler::Kind::kUser && !eh->commFn)
+    return raise(c, errorf(MPI_ERR_ARG, "not a communicator error handler (made by "
+                           "MPI_Session_create_errhandler)"), name);
   c->setErrhandler(eh);
   return MPI_SUCCESS;
 }

@@ -12,8 +12,9 @@
 // Process sets: "mpi://WORLD" (every process of the job) and "mpi://SELF"
 // (the caller). Names compare case-insensitively, as URIs' schemes do.
 //
-// A session's error handler is one of the predefined ones; user error
-// handler functions (MPI_Session_create_errhandler) are not supported yet.
+// A session's error handler is a predefined one or a user function made by
+// MPI_Session_create_errhandler (called with the session, the code and the
+// failing function's name); the session holds a reference on it.
 #include <strings.h>
 
 #include <cstdint>
@@ -45,7 +46,7 @@ class Session : public loom::HandlePool<Session> {
   bool valid() const { return magic == kMagic; }
 
   uint32_t magic = kMagic;
-  Errhandler* errhandler = &loom::gErrorsAreFatal;
+  Errhandler* errhandler = &loom::gErrorsAreFatal;  // a reference held
   InfoEntries info;  // what MPI_Session_get_info returns
   // MPI_Session_attach_buffer's (buffer_api.cc); flushed and freed by
   // MPI_Session_finalize.
@@ -62,8 +63,10 @@ Session* toSession(MPI_Session handle) {
   return s->valid() ? s : nullptr;
 }
 
-// Reports through `eh` (MPI_ERRORS_ARE_FATAL / _ABORT end the job).
-int raiseWith(Errhandler* eh, const Status& st, const char* fn) {
+// Reports through `eh`, the error handler of session `s` (nullptr: none
+// yet). MPI_ERRORS_ARE_FATAL / _ABORT end the job; a user handler is called
+// and the code returned.
+int raiseWith(Errhandler* eh, const Status& st, const char* fn, Session* s = nullptr) {
   const char* cls = loom::errorClassName(st.code());
   std::string text =
       std::string(fn) + ": " + (cls ? cls : "MPI_ERR_UNKNOWN") + ": " + st.message();
@@ -71,8 +74,22 @@ int raiseWith(Errhandler* eh, const Status& st, const char* fn) {
     loom::log::debug("err", "%s (returned to the caller)", text.c_str());
     return st.code();
   }
+  if (eh->kind == Errhandler::Kind::kUser && eh->sessionFn) {
+    loom::log::debug("err", "%s (to the user's error handler)", text.c_str());
+    MPI_Session handle = reinterpret_cast<MPI_Session>(s);
+    int code = st.code();
+    eh->retain();  // the handler may replace itself
+    eh->sessionFn(&handle, &code, fn);
+    Errhandler::release(eh);
+    return st.code();
+  }
   loom::log::error("%s", text.c_str());
   loom::api::abortJob(st.code(), std::string(eh->name) + " on a session: " + text, true);
+}
+
+// A handler a session may take: predefined, or made for sessions.
+bool sessionHandler(const Errhandler* eh) {
+  return eh && (eh->isPredefined() || eh->sessionFn);
 }
 
 int badSession(const char* fn) {
@@ -105,7 +122,7 @@ SendBuffer** sessionBufferSlot(MPI_Session handle) {
 
 int raiseOnSession(MPI_Session handle, const Status& st, const char* fn) {
   Session* s = toSession(handle);
-  return s ? raiseWith(s->errhandler, st, fn) : raiseNoObject(st, fn);
+  return s ? raiseWith(s->errhandler, st, fn, s) : raiseNoObject(st, fn);
 }
 
 }  // namespace loom::api
@@ -113,9 +130,9 @@ int raiseOnSession(MPI_Session handle, const Status& st, const char* fn) {
 extern "C" int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session) {
   static const char* fn = "MPI_Session_init";
   Errhandler* eh = loom::api::toErrhandler(errhandler);
-  if (!eh)
-    return raiseNoObject(errorf(MPI_ERR_ERRHANDLER, "errhandler is not a predefined error handler "
-                                "(user error handlers are not supported on sessions yet)"),
+  if (!sessionHandler(eh))
+    return raiseNoObject(errorf(MPI_ERR_ERRHANDLER, "errhandler is neither a predefined error "
+                                "handler nor one made by MPI_Session_create_errhandler"),
                          fn);
   if (!session) return raiseWith(eh, errorf(MPI_ERR_ARG, "session is NULL"), fn);
   InfoEntries hints;
@@ -140,6 +157,7 @@ extern "C" int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_S
     return raiseWith(eh, st, fn);
   }
   auto* s = new Session();
+  eh->retain();
   s->errhandler = eh;
   s->info = std::move(hints);
   loom::infoSet(s->info, "thread_level", loom::api::threadLevelName(rt().threadLevel));
@@ -159,7 +177,8 @@ extern "C" int PMPI_Session_finalize(MPI_Session* session) {
   delete s->sendBuffer;
   s->sendBuffer = nullptr;
   Status st = loom::api::releaseRuntime();
-  if (!st.isOk()) return raiseWith(s->errhandler, st, fn);
+  if (!st.isOk()) return raiseWith(s->errhandler, st, fn, s);
+  Errhandler::release(s->errhandler);
   delete s;
   *session = MPI_SESSION_NULL;
   return MPI_SUCCESS;
@@ -170,7 +189,7 @@ extern "C" int PMPI_Session_get_info(MPI_Session session, MPI_Info* info_used) {
   static const char* fn = "MPI_Session_get_info";
   Session* s = toSession(session);
   if (!s) return badSession(fn);
-  if (!info_used) return raiseWith(s->errhandler, errorf(MPI_ERR_ARG, "info_used is NULL"), fn);
+  if (!info_used) return raiseWith(s->errhandler, errorf(MPI_ERR_ARG, "info_used is NULL"), fn, s);
   *info_used = loom::api::newInfo(s->info);
   return MPI_SUCCESS;
 }
@@ -182,9 +201,9 @@ extern "C" int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info,
   Session* s = toSession(session);
   if (!s) return badSession(fn);
   if (info != MPI_INFO_NULL && !loom::api::toInfo(info))
-    return raiseWith(s->errhandler, errorf(MPI_ERR_INFO, "invalid info object"), fn);
+    return raiseWith(s->errhandler, errorf(MPI_ERR_INFO, "invalid info object"), fn, s);
   if (!npset_names)
-    return raiseWith(s->errhandler, errorf(MPI_ERR_ARG, "npset_names is NULL"), fn);
+    return raiseWith(s->errhandler, errorf(MPI_ERR_ARG, "npset_names is NULL"), fn, s);
   *npset_names = kNumPsets;
   return MPI_SUCCESS;
 }
@@ -198,14 +217,14 @@ extern "C" int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int
   Session* s = toSession(session);
   if (!s) return badSession(fn);
   if (info != MPI_INFO_NULL && !loom::api::toInfo(info))
-    return raiseWith(s->errhandler, errorf(MPI_ERR_INFO, "invalid info object"), fn);
+    return raiseWith(s->errhandler, errorf(MPI_ERR_INFO, "invalid info object"), fn, s);
   if (n < 0 || n >= kNumPsets)
     return raiseWith(s->errhandler,
-                     errorf(MPI_ERR_ARG, "n = %d is not in 0..%d", n, kNumPsets - 1), fn);
+                     errorf(MPI_ERR_ARG, "n = %d is not in 0..%d", n, kNumPsets - 1), fn, s);
   if (!pset_len || *pset_len < 0 || (*pset_len > 0 && !pset_name))
     return raiseWith(s->errhandler,
                      errorf(MPI_ERR_ARG, "pset_len is NULL or negative, or pset_name is NULL"),
-                     fn);
+                     fn, s);
   size_t len = std::strlen(kPsets[n]);
   if (*pset_len > 0) {
     size_t c = std::min(len, static_cast<size_t>(*pset_len - 1));
@@ -224,13 +243,13 @@ extern "C" int PMPI_Session_get_pset_info(MPI_Session session, const char* pset_
   Session* s = toSession(session);
   if (!s) return badSession(fn);
   if (!pset_name || !info)
-    return raiseWith(s->errhandler, errorf(MPI_ERR_ARG, "pset_name or info is NULL"), fn);
+    return raiseWith(s->errhandler, errorf(MPI_ERR_ARG, "pset_name or info is NULL"), fn, s);
   int i = psetIndex(pset_name);
   if (i < 0)
     return raiseWith(s->errhandler,
                      errorf(MPI_ERR_ARG, "\"%s\" is not a process set (mpi://WORLD, mpi://SELF)",
                             pset_name),
-                     fn);
+                     fn, s);
   *info = loom::api::newInfo({{"mpi_size", std::to_string(psetMembers(i).size())}});
   return MPI_SUCCESS;
 }
@@ -242,13 +261,13 @@ extern "C" int PMPI_Group_from_session_pset(MPI_Session session, const char* pse
   Session* s = toSession(session);
   if (!s) return badSession(fn);
   if (!pset_name || !newgroup)
-    return raiseWith(s->errhandler, errorf(MPI_ERR_ARG, "pset_name or newgroup is NULL"), fn);
+    return raiseWith(s->errhandler, errorf(MPI_ERR_ARG, "pset_name or newgroup is NULL"), fn, s);
   int i = psetIndex(pset_name);
   if (i < 0)
     return raiseWith(s->errhandler,
                      errorf(MPI_ERR_ARG, "\"%s\" is not a process set (mpi://WORLD, mpi://SELF)",
                             pset_name),
-                     fn);
+                     fn, s);
   auto* g = new Group(psetMembers(i));
   g->setSession(s);  // communicators made from it use the session's buffer (bsend.h)
   *newgroup = loom::api::toHandle(g);
@@ -261,9 +280,13 @@ extern "C" int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler e
   Session* s = toSession(session);
   if (!s) return badSession(fn);
   Errhandler* eh = loom::api::toErrhandler(errhandler);
-  if (!eh)
+  if (!sessionHandler(eh))
     return raiseWith(s->errhandler,
-                     errorf(MPI_ERR_ARG, "errhandler is not a predefined error handler"), fn);
+                     errorf(MPI_ERR_ARG, "errhandler is neither a predefined error handler nor "
+                            "one made by MPI_Session_create_errhandler"),
+                     fn, s);
+  eh->retain();
+  Errhandler::release(s->errhandler);
   s->errhandler = eh;
   return MPI_SUCCESS;
 }
@@ -274,11 +297,25 @@ extern "C" int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* 
   Session* s = toSession(session);
   if (!s) return badSession(fn);
   if (!errhandler)
-    return raiseWith(s->errhandler, errorf(MPI_ERR_ARG, "errhandler is NULL"), fn);
+    return raiseWith(s->errhandler, errorf(MPI_ERR_ARG, "errhandler is NULL"), fn, s);
+  s->errhandler->retain();  // a new reference: the caller frees it
   *errhandler = loom::api::toHandle(s->errhandler);
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Session_get_errhandler)
+
+// Callable without a session and before MPI_Init: errors go to the caller.
+extern "C" int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn,
+                                              MPI_Errhandler* errhandler) {
+  static const char* fn = "MPI_Session_create_errhandler";
+  if (!session_errhandler_fn || !errhandler)
+    return raiseNoObject(errorf(MPI_ERR_ARG, "session_errhandler_fn or errhandler is NULL"), fn);
+  auto* eh = new Errhandler{Errhandler::Kind::kUser, "a user session error handler"};
+  eh->sessionFn = session_errhandler_fn;
+  *errhandler = loom::api::toHandle(eh);
+  return MPI_SUCCESS;
+}
+LOOM_WEAK_ALIAS(MPI_Session_create_errhandler)
 
 // Returns MPI_SUCCESS when the handler returns (MPI_ERRORS_RETURN).
 extern "C" int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) {
@@ -286,7 +323,7 @@ extern "C" int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) 
   Session* s = toSession(session);
   if (!s) return badSession(fn);
   const char* text = loom::errorClassText(errorcode);
-  (void)raiseWith(s->errhandler, errorf(errorcode, "%s", text ? text : "user error code"), fn);
+  (void)raiseWith(s->errhandler, errorf(errorcode, "%s", text ? text : "user error code"), fn, s);
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Session_call_errhandler)

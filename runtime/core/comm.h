@@ -42,9 +42,11 @@ struct Errhandler {
 
   Kind kind;
   const char* name;  // "MPI_ERRORS_ARE_FATAL"
-  // kUser: the function to call (runtime/api/runtime.cc, raise()). Handlers
-  // for windows, files and sessions would carry their own function type.
+  // kUser: the function to call: commFn for communicators (runtime/api/
+  // runtime.cc, raise()), sessionFn for sessions (session_api.cc); exactly
+  // one is set. Windows and files would carry their own function type.
   MPI_Comm_errhandler_function* commFn = nullptr;
+  MPI_Session_errhandler_function* sessionFn = nullptr;  // session handlers
   uint32_t magic = kMagic;
   std::atomic<int> refs{1};
 

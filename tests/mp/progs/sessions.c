@@ -185,6 +185,40 @@ static void sub_groups(MPI_Comm c, int world) {
   OK(MPI_Group_free(&all));
 }
 
+/* A user session error handler: records what it was called with. */
+static MPI_Session seen_session;
+static int seen_code, seen_calls;
+static void on_session_error(MPI_Session* session, int* code, ...) {
+  seen_session = *session;
+  seen_code = *code;
+  ++seen_calls;
+}
+
+static void user_session_handler(MPI_Session s) {
+  MPI_Errhandler eh, got, comm_eh;
+  char name[16];
+  int len = 16;
+  OK(MPI_Session_create_errhandler(on_session_error, &eh));
+  OK(MPI_Session_set_errhandler(s, eh));
+  OK(MPI_Errhandler_free(&eh)); /* the session keeps its reference */
+  CHECK(eh == MPI_ERRHANDLER_NULL);
+  seen_calls = 0;
+  CHECK(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 5, &len, name) == MPI_ERR_ARG);
+  CHECK(seen_calls == 1 && seen_session == s && seen_code == MPI_ERR_ARG);
+  OK(MPI_Session_call_errhandler(s, MPI_ERR_OTHER));
+  CHECK(seen_calls == 2 && seen_code == MPI_ERR_OTHER);
+  OK(MPI_Session_get_errhandler(s, &got));
+  /* A session handler is not a communicator's, nor the reverse. */
+  OK(MPI_Comm_create_errhandler((MPI_Comm_errhandler_function*)on_session_error, &comm_eh));
+  EXPECT(MPI_Session_set_errhandler(s, comm_eh), MPI_ERR_ARG); /* through the user handler */
+  CHECK(seen_calls == 3);
+  OK(MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN));
+  EXPECT(MPI_Session_set_errhandler(s, comm_eh), MPI_ERR_ARG);
+  OK(MPI_Errhandler_free(&comm_eh));
+  OK(MPI_Errhandler_free(&got));
+  EXPECT(MPI_Session_create_errhandler(NULL, &eh), MPI_ERR_ARG);
+}
+
 static void session_errors(MPI_Session s) {
   MPI_Session bad = MPI_SESSION_NULL;
   MPI_Errhandler eh;
@@ -249,6 +283,7 @@ int main(int argc, char** argv) {
     psets(s1);
     sub_groups(w1, 0);
     session_errors(s1);
+    user_session_handler(s1);
     OK(MPI_Comm_free(&w2));
     OK(MPI_Session_finalize(&s2));
     CHECK(s2 == MPI_SESSION_NULL);
