@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/comm_internal.h"
+#include "api/info_internal.h"
 #include "api/runtime.h"
 #include "core/request.h"
 
@@ -152,26 +153,36 @@ LOOM_WEAK_ALIAS(MPI_Comm_split)
 
 // MPI_COMM_TYPE_SHARED groups the processes of one node (the node ids every
 // process published at MPI_Init). The hardware- and resource-guided types
-// need hints Loom does not interpret yet; for them every process gets
+// take the resource from the info key "mpi_hw_resource_type": Loom knows
+// "mpi_shared_memory" (the node, as MPI_COMM_TYPE_SHARED); for any other
+// value, no info or MPI_COMM_TYPE_HW_UNGUIDED every process gets
 // MPI_COMM_NULL, which the standard allows. Every process still takes part
 // in the split, since the types may differ between processes.
 extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                                     MPI_Comm* newcomm) {
   static const char* fn = "MPI_Comm_split_type";
-  (void)info;
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* parent = toComm(comm);
   if (!parent) return badComm(fn);
   if (!newcomm) return raise(parent, errorf(MPI_ERR_ARG, "newcomm is NULL"), fn);
+  const int node = rt().locality[parent->worldRank(parent->rank())].nodeId;
   int color;
   switch (split_type) {
     case MPI_COMM_TYPE_SHARED:
-      color = rt().locality[parent->worldRank(parent->rank())].nodeId;
+      color = node;
       break;
+    case MPI_COMM_TYPE_HW_GUIDED:
+    case MPI_COMM_TYPE_RESOURCE_GUIDED: {
+      color = MPI_UNDEFINED;
+      if (info == MPI_INFO_NULL) break;
+      loom::Info* i = loom::api::toInfo(info);
+      if (!i) return raise(parent, errorf(MPI_ERR_INFO, "invalid info object"), fn);
+      int k = loom::infoFind(i->entries(), "mpi_hw_resource_type");
+      if (k >= 0 && i->entries()[k].second == "mpi_shared_memory") color = node;
+      break;
+    }
     case MPI_UNDEFINED:
     case MPI_COMM_TYPE_HW_UNGUIDED:
-    case MPI_COMM_TYPE_HW_GUIDED:
-    case MPI_COMM_TYPE_RESOURCE_GUIDED:
       color = MPI_UNDEFINED;
       break;
     default:

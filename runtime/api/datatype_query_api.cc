@@ -8,7 +8,9 @@
 // array_of_addresses, unless a large-count (_c) constructor built the type
 // and the _c query asks, in which case both go, in call order, to
 // array_of_large_counts. The int query refuses (MPI_ERR_TYPE) a type built
-// by a _c constructor, whose values it could not all represent.
+// by a _c constructor, whose values it could not all represent. (The _c
+// constructors share the int ones' code, so "built by a _c constructor" is
+// read as "holds a count beyond INT_MAX".)
 //
 // The datatypes returned by get_contents are new handles the caller frees
 // (clones of the constituent types, so freeing one leaves the type it
@@ -40,6 +42,17 @@ Slot slotOf(DatatypeArgs::Kind k, bool large) {
   return k == DatatypeArgs::kCount ? kInts : kAddrs;
 }
 
+// Whether the record is in large-count form: built by a _c constructor, or
+// holding a count no int constructor could have passed (the _c entry points
+// share the int ones' constructors, so a count beyond INT_MAX is the mark).
+bool isLarge(const DatatypeArgs& a) {
+  if (a.largeCounts) return true;
+  for (size_t i = 0; i < a.values.size(); ++i)
+    if (a.kinds[i] == DatatypeArgs::kCount && (a.values[i] > INT32_MAX || a.values[i] < INT32_MIN))
+      return true;
+  return false;
+}
+
 struct Envelope {
   int64_t n[3] = {0, 0, 0};  // by Slot
   int64_t types = 0;
@@ -60,14 +73,14 @@ Datatype* envelopeOf(const char* fn, MPI_Datatype h, bool largeQuery, Envelope* 
   e->combiner = t->combiner();
   const DatatypeArgs* a = t->args();
   if (!a) return t;
-  if (a->largeCounts && !largeQuery) {
+  const bool large = isLarge(*a);
+  if (large && !largeQuery) {
     *rc = raise(nullptr,
                 errorf(MPI_ERR_TYPE, "the datatype was built by a large-count constructor; "
                                      "query it with %s_c", fn),
                 fn);
     return nullptr;
   }
-  const bool large = a->largeCounts;
   for (DatatypeArgs::Kind k : a->kinds) ++e->n[slotOf(k, large)];
   e->types = static_cast<int64_t>(a->types.size());
   return t;
@@ -103,10 +116,11 @@ int contents(const char* fn, MPI_Datatype h, bool largeQuery, int64_t maxInts, i
     return raise(nullptr, errorf(MPI_ERR_ARG, "array_of_datatypes is NULL"), fn);
 
   const DatatypeArgs& a = *t->args();
+  const bool large = isLarge(a);
   int64_t next[3] = {0, 0, 0};
   for (size_t i = 0; i < a.values.size(); ++i) {
     const int64_t v = a.values[i];
-    switch (slotOf(a.kinds[i], a.largeCounts)) {
+    switch (slotOf(a.kinds[i], large)) {
       case kInts: ints[next[kInts]++] = static_cast<int>(v); break;
       case kAddrs: addrs[next[kAddrs]++] = static_cast<MPI_Aint>(v); break;
       case kCounts: counts[next[kCounts]++] = static_cast<MPI_Count>(v); break;

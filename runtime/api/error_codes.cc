@@ -13,8 +13,8 @@
 // Errors are reported through MPI_COMM_WORLD's handler (no communicator is
 // involved), with MPI_ERR_ARG for anything the standard calls erroneous:
 // a class or code that was not added, a code of an unknown class, a string
-// on a predefined code, removing a class that still has codes or a code
-// that still has a string.
+// on a predefined code, removing a class that still has codes or a string,
+// or a code that still has a string.
 #include "api/error_codes.h"
 
 #include <cstring>
@@ -212,7 +212,14 @@ extern "C" int PMPI_Remove_error_class(int errorclass) {
                           errorclass, v),
                    fn);
     }
-  r.added.erase(it);  // with its string, if any
+  if (it->second.hasString) {
+    lock.unlock();
+    return raise(nullptr,
+                 errorf(MPI_ERR_ARG, "error class %d still has a string (remove it with "
+                        "MPI_Remove_error_string first)", errorclass),
+                 fn);
+  }
+  r.added.erase(it);
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Remove_error_class)

@@ -45,6 +45,11 @@ int main(int argc, char** argv) {
   CHECK(MPI_Comm_join(-1, &child) == MPI_ERR_UNSUPPORTED_OPERATION);
   CHECK(child == MPI_COMM_NULL);
 
+  /* No process of a Loom job has a parent. */
+  MPI_Comm parent = MPI_COMM_WORLD;
+  OK(MPI_Comm_get_parent(&parent));
+  CHECK(parent == MPI_COMM_NULL);
+
   /* Handle <-> int conversions (MPI 5.0 ABI) are implemented. */
   CHECK(MPI_Comm_fromint(MPI_Comm_toint(MPI_COMM_WORLD)) == MPI_COMM_WORLD);
   CHECK(MPI_Comm_fromint(MPI_Comm_toint(MPI_COMM_NULL)) == MPI_COMM_NULL);

@@ -181,6 +181,31 @@ int main(int argc, char** argv) {
     OK(MPI_Comm_free(&c));
   }
 
+  /* Guided split types: mpi_shared_memory is the node; anything else or no
+   * info gives MPI_COMM_NULL. */
+  {
+    MPI_Info hint;
+    OK(MPI_Info_create(&hint));
+    OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, hint, &c));
+    CHECK(c == MPI_COMM_NULL);
+    OK(MPI_Info_set(hint, "mpi_hw_resource_type", "no-such-resource"));
+    OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, hint, &c));
+    CHECK(c == MPI_COMM_NULL);
+    OK(MPI_Info_set(hint, "mpi_hw_resource_type", "mpi_shared_memory"));
+    for (int t = 0; t < 2; ++t) {
+      OK(MPI_Comm_split_type(MPI_COMM_WORLD,
+                             t ? MPI_COMM_TYPE_RESOURCE_GUIDED : MPI_COMM_TYPE_HW_GUIDED, wrank,
+                             hint, &c));
+      CHECK(c != MPI_COMM_NULL);
+      OK(MPI_Comm_size(c, &n));
+      CHECK(n == size);
+      OK(MPI_Comm_free(&c));
+    }
+    OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, hint, &c));
+    CHECK(c == MPI_COMM_NULL);
+    OK(MPI_Info_free(&hint));
+  }
+
   /* Groups of communicators. */
   OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
   OK(MPI_Group_size(wg, &n));

@@ -198,7 +198,9 @@ static void codes(void) {
   CHECK(len == 0);
   OK(MPI_Remove_error_code(e1));
   CHECK(MPI_Error_class(e1, &cls) == MPI_ERR_ARG);
-  OK(MPI_Remove_error_class(c1)); /* its own string goes with it */
+  CHECK(classOf(MPI_Remove_error_class(c1)) == MPI_ERR_ARG); /* still has its string */
+  OK(MPI_Remove_error_string(c1));
+  OK(MPI_Remove_error_class(c1));
   CHECK(MPI_Error_class(c1, &cls) == MPI_ERR_ARG);
   CHECK(lastUsed() == e3);
   OK(MPI_Remove_error_code(e3));
