@@ -4,6 +4,11 @@
 // a buffer per session (MPI_Session_attach_buffer, ...). bsend.h says which
 // buffer a buffered send uses.
 //
+// Each attach and detach call has its large-count _c form (MPI_Count size;
+// api/large_count.h) sharing one implementation. The int detach reports
+// MPI_ERR_VALUE_TOO_LARGE, and leaves the buffer attached, when the
+// attached size does not fit an int (as MPI_Buffer_detach does).
+//
 // Where the buffers live. A communicator's buffer hangs on the
 // communicator as an internal attribute (a keyval Loom creates on first
 // use; MPI_Comm_dup does not copy it), whose delete callback flushes and
@@ -21,9 +26,13 @@
 // in the buffer at that moment, and any added meanwhile, has left it.
 #include <mpi.h>
 
+#include <climits>
+#include <cstdint>
+
 #include "api/bsend.h"
 #include "api/comm_internal.h"
 #include "api/info_internal.h"
+#include "api/large_count.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 
@@ -96,14 +105,23 @@ void noteCommSession(Comm* c, void* session) {
 
 namespace {
 
-// MPI_*_detach_buffer's out-arguments.
-int detachInto(SendBuffer* b, void* buffer_addr, int* size, Status* st) {
+// MPI_*_detach_buffer's out-arguments. `maxSize`: the largest value the
+// caller's size argument holds; a larger buffer stays attached and the call
+// fails with MPI_ERR_VALUE_TOO_LARGE.
+int detachInto(SendBuffer* b, void* buffer_addr, int64_t* size, int64_t maxSize, Status* st) {
+  if (b && b->attached() && b->size() > static_cast<size_t>(maxSize)) {
+    *st = errorf(MPI_ERR_VALUE_TOO_LARGE,
+                 "the attached buffer's size (%zu bytes) does not fit an int: detach it with "
+                 "the _c form",
+                 b->size());
+    return st->code();
+  }
   void* base = nullptr;
   int64_t n = 0;
   *st = b ? b->detach(&base, &n) : errorf(MPI_ERR_BUFFER, "no buffer is attached");
   if (!st->isOk()) return st->code();
   *static_cast<void**>(buffer_addr) = base;
-  *size = static_cast<int>(n);
+  *size = n;
   return MPI_SUCCESS;
 }
 
@@ -133,10 +151,8 @@ Comm* commOf(MPI_Comm comm, int* rc, const char* fn) {
   if (!c) *rc = raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
   return c;
 }
-}  // namespace
 
-extern "C" int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) {
-  static const char* fn = "MPI_Comm_attach_buffer";
+int commAttach(MPI_Comm comm, void* buffer, int64_t size, const char* fn) {
   int rc;
   Comm* c = commOf(comm, &rc, fn);
   if (!c) return rc;
@@ -144,21 +160,38 @@ extern "C" int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) {
   if (!st.isOk()) return raise(c, st, fn);
   return MPI_SUCCESS;
 }
-LOOM_WEAK_ALIAS(MPI_Comm_attach_buffer)
 
-extern "C" int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) {
-  static const char* fn = "MPI_Comm_detach_buffer";
+int commDetach(MPI_Comm comm, void* buffer_addr, int64_t* size, int64_t maxSize,
+               const char* fn) {
   int rc;
   Comm* c = commOf(comm, &rc, fn);
   if (!c) return rc;
   if (!buffer_addr || !size)
     return raise(c, errorf(MPI_ERR_ARG, "buffer_addr or size is NULL"), fn);
   Status st;
-  if (detachInto(loom::api::commBufferSlot(c, false), buffer_addr, size, &st) != MPI_SUCCESS)
+  if (detachInto(loom::api::commBufferSlot(c, false), buffer_addr, size, maxSize, &st) !=
+      MPI_SUCCESS)
     return raise(c, st, fn);
   return MPI_SUCCESS;
 }
+}  // namespace
+
+extern "C" int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) {
+  return commAttach(comm, buffer, size, "MPI_Comm_attach_buffer");
+}
+LOOM_WEAK_ALIAS(MPI_Comm_attach_buffer)
+LOOM_LARGE_COUNT(Comm_attach_buffer, (MPI_Comm comm, void* buffer, MPI_Count size),
+                 commAttach(comm, buffer, size, "MPI_Comm_attach_buffer_c"))
+
+extern "C" int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) {
+  int64_t n = 0;
+  int rc = commDetach(comm, buffer_addr, size ? &n : nullptr, INT_MAX, "MPI_Comm_detach_buffer");
+  if (rc == MPI_SUCCESS) *size = static_cast<int>(n);
+  return rc;
+}
 LOOM_WEAK_ALIAS(MPI_Comm_detach_buffer)
+LOOM_LARGE_COUNT(Comm_detach_buffer, (MPI_Comm comm, void* buffer_addr, MPI_Count* size),
+                 commDetach(comm, buffer_addr, size, INT64_MAX, "MPI_Comm_detach_buffer_c"))
 
 // Flushing a communicator without a buffer of its own does nothing.
 extern "C" int PMPI_Comm_flush_buffer(MPI_Comm comm) {
@@ -192,10 +225,8 @@ SendBuffer** sessionSlot(MPI_Session session, int* rc, const char* fn) {
     *rc = loom::api::raiseNoObject(errorf(MPI_ERR_SESSION, "invalid session"), fn);
   return slot;
 }
-}  // namespace
 
-extern "C" int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size) {
-  static const char* fn = "MPI_Session_attach_buffer";
+int sessionAttach(MPI_Session session, void* buffer, int64_t size, const char* fn) {
   int rc;
   SendBuffer** slot = sessionSlot(session, &rc, fn);
   if (!slot) return rc;
@@ -204,10 +235,9 @@ extern "C" int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int
   if (!st.isOk()) return loom::api::raiseOnSession(session, st, fn);
   return MPI_SUCCESS;
 }
-LOOM_WEAK_ALIAS(MPI_Session_attach_buffer)
 
-extern "C" int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size) {
-  static const char* fn = "MPI_Session_detach_buffer";
+int sessionDetach(MPI_Session session, void* buffer_addr, int64_t* size, int64_t maxSize,
+                  const char* fn) {
   int rc;
   SendBuffer** slot = sessionSlot(session, &rc, fn);
   if (!slot) return rc;
@@ -215,11 +245,30 @@ extern "C" int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr
     return loom::api::raiseOnSession(session,
                                      errorf(MPI_ERR_ARG, "buffer_addr or size is NULL"), fn);
   Status st;
-  if (detachInto(*slot, buffer_addr, size, &st) != MPI_SUCCESS)
+  if (detachInto(*slot, buffer_addr, size, maxSize, &st) != MPI_SUCCESS)
     return loom::api::raiseOnSession(session, st, fn);
   return MPI_SUCCESS;
 }
+}  // namespace
+
+extern "C" int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size) {
+  return sessionAttach(session, buffer, size, "MPI_Session_attach_buffer");
+}
+LOOM_WEAK_ALIAS(MPI_Session_attach_buffer)
+LOOM_LARGE_COUNT(Session_attach_buffer, (MPI_Session session, void* buffer, MPI_Count size),
+                 sessionAttach(session, buffer, size, "MPI_Session_attach_buffer_c"))
+
+extern "C" int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size) {
+  int64_t n = 0;
+  int rc = sessionDetach(session, buffer_addr, size ? &n : nullptr, INT_MAX,
+                         "MPI_Session_detach_buffer");
+  if (rc == MPI_SUCCESS) *size = static_cast<int>(n);
+  return rc;
+}
 LOOM_WEAK_ALIAS(MPI_Session_detach_buffer)
+LOOM_LARGE_COUNT(Session_detach_buffer, (MPI_Session session, void* buffer_addr, MPI_Count* size),
+                 sessionDetach(session, buffer_addr, size, INT64_MAX,
+                               "MPI_Session_detach_buffer_c"))
 
 extern "C" int PMPI_Session_flush_buffer(MPI_Session session) {
   static const char* fn = "MPI_Session_flush_buffer";

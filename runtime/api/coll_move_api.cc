@@ -312,43 +312,43 @@ int alltoallw(const char* fn, const void* sbuf, CountArray scounts, CountArray s
 
 namespace loom::api::collentry {
 
-int bcast(const char* fn, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+int bcast(const char* fn, void* buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
           CollMode mode, MPI_Request* req) {
   return ::bcast(fn, buf, count, type, root, comm, mode, req);
 }
-int gather(const char* fn, Collective coll, const void* sbuf, int scount, MPI_Datatype stype,
-           void* rbuf, int rcount, const int* rcounts, const int* displs, MPI_Datatype rtype,
+int gather(const char* fn, Collective coll, const void* sbuf, int64_t scount, MPI_Datatype stype,
+           void* rbuf, int64_t rcount, CountArray rcounts, CountArray displs, MPI_Datatype rtype,
            int root, MPI_Comm comm, CollMode mode, MPI_Request* req) {
   return ::gather(fn, coll, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype, root, comm,
                   mode, req);
 }
-int scatter(const char* fn, Collective coll, const void* sbuf, int scount, const int* scounts,
-            const int* displs, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+int scatter(const char* fn, Collective coll, const void* sbuf, int64_t scount, CountArray scounts,
+            CountArray displs, MPI_Datatype stype, void* rbuf, int64_t rcount, MPI_Datatype rtype,
             int root, MPI_Comm comm, CollMode mode, MPI_Request* req) {
-  return ::scatter(fn, coll, sbuf, scount, scounts, displs, stype, rbuf, rcount, rtype, root,
-                   comm, mode, req);
+  return ::scatter(fn, coll, sbuf, scount, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
+                   mode, req);
 }
-int allgather(const char* fn, Collective coll, const void* sbuf, int scount, MPI_Datatype stype,
-              void* rbuf, int rcount, const int* rcounts, const int* displs, MPI_Datatype rtype,
+int allgather(const char* fn, Collective coll, const void* sbuf, int64_t scount, MPI_Datatype stype,
+              void* rbuf, int64_t rcount, CountArray rcounts, CountArray displs, MPI_Datatype rtype,
               MPI_Comm comm, CollMode mode, MPI_Request* req) {
   return ::allgather(fn, coll, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype, comm,
                      mode, req);
 }
-int alltoall(const char* fn, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
-             int rcount, MPI_Datatype rtype, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+int alltoall(const char* fn, const void* sbuf, int64_t scount, MPI_Datatype stype, void* rbuf,
+             int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, CollMode mode, MPI_Request* req) {
   return ::alltoall(fn, sbuf, scount, stype, rbuf, rcount, rtype, comm, mode, req);
 }
-int alltoallv(const char* fn, const void* sbuf, const int* scounts, const int* sdispls,
-              MPI_Datatype stype, void* rbuf, const int* rcounts, const int* rdispls,
+int alltoallv(const char* fn, const void* sbuf, CountArray scounts, CountArray sdispls,
+              MPI_Datatype stype, void* rbuf, CountArray rcounts, CountArray rdispls,
               MPI_Datatype rtype, MPI_Comm comm, CollMode mode, MPI_Request* req) {
   return ::alltoallv(fn, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, mode,
                      req);
 }
-int alltoallw(const char* fn, const void* sbuf, const int* scounts, const int* sdispls,
-              const MPI_Datatype* stypes, void* rbuf, const int* rcounts, const int* rdispls,
+int alltoallw(const char* fn, const void* sbuf, CountArray scounts, CountArray sdispls,
+              const MPI_Datatype* stypes, void* rbuf, CountArray rcounts, CountArray rdispls,
               const MPI_Datatype* rtypes, MPI_Comm comm, CollMode mode, MPI_Request* req) {
-  return ::alltoallw(fn, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-                     mode, req);
+  return ::alltoallw(fn, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, mode,
+                     req);
 }
 
 }  // namespace loom::api::collentry

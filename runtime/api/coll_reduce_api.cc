@@ -209,17 +209,17 @@ int reduceScatterImpl(bool block, const void* sendbuf, void* recvbuf, int64_t re
 
 namespace loom::api::collentry {
 
-int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+int reduce(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype datatype, MPI_Op op,
            int root, MPI_Comm comm, CollMode mode, MPI_Request* request, const char* fn) {
   return reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, request, mode, fn);
 }
-int allLike(Collective coll, const void* sendbuf, void* recvbuf, int count,
-            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, CollMode mode,
-            MPI_Request* request, const char* fn) {
+int allLike(Collective coll, const void* sendbuf, void* recvbuf, int64_t count,
+            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, CollMode mode, MPI_Request* request,
+            const char* fn) {
   return allImpl(coll, sendbuf, recvbuf, count, datatype, op, comm, request, mode, fn);
 }
-int reduceScatter(bool block, const void* sendbuf, void* recvbuf, int recvcount,
-                  const int* recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int reduceScatter(bool block, const void* sendbuf, void* recvbuf, int64_t recvcount,
+                  CountArray recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                   CollMode mode, MPI_Request* request, const char* fn) {
   return reduceScatterImpl(block, sendbuf, recvbuf, recvcount, recvcounts, datatype, op, comm,
                            request, mode, fn);

@@ -166,6 +166,24 @@ int subarray(const char* fn, int ndims, const I* array_of_sizes, const I* array_
   });
 }
 
+// MPI_Type_create_darray and its _c form: `G` is int or MPI_Count (the
+// global sizes; the other arrays are int in both).
+template <class G>
+int darray(const char* fn, int size, int rank, int ndims, const G* gsizes, const int* distribs,
+           const int* dargs, const int* psizes, int order, MPI_Datatype oldtype,
+           MPI_Datatype* newtype) {
+  if (ndims <= 0) {
+    if (!requireRunning(fn)) return MPI_ERR_OTHER;
+    return raise(nullptr, errorf(MPI_ERR_ARG, "ndims must be positive (got %d)", ndims), fn);
+  }
+  const void* arrays[] = {gsizes, distribs, dargs, psizes};
+  return construct(fn, ndims, oldtype, newtype, arrays, 4, [&](Datatype* old, Datatype** out) {
+    using S = std::span<const int>;
+    return loom::typeDarray(size, rank, widen(gsizes, ndims), S(distribs, ndims),
+                            S(dargs, ndims), S(psizes, ndims), order, old, out);
+  });
+}
+
 }  // namespace
 
 extern "C" int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
@@ -293,19 +311,18 @@ extern "C" int PMPI_Type_create_darray(int size, int rank, int ndims, const int 
                                        const int array_of_distribs[], const int array_of_dargs[],
                                        const int array_of_psizes[], int order,
                                        MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  const char* fn = "MPI_Type_create_darray";
-  if (ndims <= 0) {
-    if (!requireRunning(fn)) return MPI_ERR_OTHER;
-    return raise(nullptr, errorf(MPI_ERR_ARG, "ndims must be positive (got %d)", ndims), fn);
-  }
-  const void* arrays[] = {array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes};
-  return construct(fn, ndims, oldtype, newtype, arrays, 4, [&](Datatype* old, Datatype** out) {
-    using S = std::span<const int>;
-    return loom::typeDarray(size, rank, widen(array_of_gsizes, ndims), S(array_of_distribs, ndims),
-                            S(array_of_dargs, ndims), S(array_of_psizes, ndims), order, old, out);
-  });
+  return darray("MPI_Type_create_darray", size, rank, ndims, array_of_gsizes, array_of_distribs,
+                array_of_dargs, array_of_psizes, order, oldtype, newtype);
 }
 LOOM_WEAK_ALIAS(MPI_Type_create_darray)
+LOOM_LARGE_COUNT(Type_create_darray,
+                 (int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                  const int array_of_distribs[], const int array_of_dargs[],
+                  const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                  MPI_Datatype* newtype),
+                 darray("MPI_Type_create_darray_c", size, rank, ndims, array_of_gsizes,
+                        array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype,
+                        newtype))
 
 extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return construct("MPI_Type_dup", 0, oldtype, newtype, nullptr, 0,

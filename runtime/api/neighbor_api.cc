@@ -36,6 +36,7 @@
 
 #include "api/coll_common.h"
 #include "api/handles_datatype.h"
+#include "api/large_count.h"
 #include "api/persistent_coll.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
@@ -43,6 +44,7 @@
 #include "coll/schedule.h"
 
 using loom::Comm;
+using loom::CountArray;
 using loom::Datatype;
 using loom::errorf;
 using loom::ProcTopology;
@@ -157,8 +159,8 @@ Status checkType(MPI_Datatype h, Datatype** out) {
 
 // One (buf, count, type) of the call; the buffer only matters when some
 // neighbour uses it (`used`).
-Status checkBlock(const void* buf, int count, MPI_Datatype h, bool used, Datatype** out) {
-  if (count < 0) return errorf(MPI_ERR_COUNT, "count=%d < 0", count);
+Status checkBlock(const void* buf, int64_t count, MPI_Datatype h, bool used, Datatype** out) {
+  if (count < 0) return errorf(MPI_ERR_COUNT, "count=%lld < 0", static_cast<long long>(count));
   LOOM_TRY(checkType(h, out));
   if (buf == MPI_IN_PLACE)
     return errorf(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in neighbourhood collectives");
@@ -166,7 +168,9 @@ Status checkBlock(const void* buf, int count, MPI_Datatype h, bool used, Datatyp
   return Status::ok();
 }
 
-Status checkArrays(size_t degree, const void* a, const void* b, const char* what) {
+// `a` and `b`: pointers or CountArray views (NULL when not given).
+template <class A, class B>
+Status checkArrays(size_t degree, const A& a, const B& b, const char* what) {
   if (degree > 0 && (!a || !b)) return errorf(MPI_ERR_ARG, "%s is NULL", what);
   return Status::ok();
 }
@@ -212,8 +216,8 @@ using Order = std::vector<size_t>;
 
 // ---- The five collectives ----------------------------------------------------
 
-int allgather(const char* fn, Mode mode, const void* sbuf, int scount, MPI_Datatype stype,
-              void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
+int allgather(const char* fn, Mode mode, const void* sbuf, int64_t scount, MPI_Datatype stype,
+              void* rbuf, int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
   return entry(fn, comm, mode, req, [&](const Peers& in, const Peers& out, const Order& order,
                                         Exchange& x) -> Status {
     Datatype *st, *rt;
@@ -227,8 +231,8 @@ int allgather(const char* fn, Mode mode, const void* sbuf, int scount, MPI_Datat
   });
 }
 
-int allgatherv(const char* fn, Mode mode, const void* sbuf, int scount, MPI_Datatype stype,
-               void* rbuf, const int* rcounts, const int* displs, MPI_Datatype rtype,
+int allgatherv(const char* fn, Mode mode, const void* sbuf, int64_t scount, MPI_Datatype stype,
+               void* rbuf, CountArray rcounts, CountArray displs, MPI_Datatype rtype,
                MPI_Comm comm, MPI_Request* req) {
   return entry(fn, comm, mode, req, [&](const Peers& in, const Peers& out, const Order& order,
                                         Exchange& x) -> Status {
@@ -238,15 +242,15 @@ int allgatherv(const char* fn, Mode mode, const void* sbuf, int scount, MPI_Data
     LOOM_TRY(checkType(rtype, &rt));
     for (size_t i = 0; i < in.size(); ++i) {
       LOOM_TRY(checkBlock(rbuf, rcounts[i], rtype, true, &rt));
-      x.recvs.push_back({at(rbuf, int64_t{displs[i]} * rt->extent()), rcounts[i], rt, in[i]});
+      x.recvs.push_back({at(rbuf, displs[i] * rt->extent()), rcounts[i], rt, in[i]});
     }
     for (size_t j : order) x.sends.push_back({at(sbuf, 0), scount, st, out[j]});
     return Status::ok();
   });
 }
 
-int alltoall(const char* fn, Mode mode, const void* sbuf, int scount, MPI_Datatype stype,
-             void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
+int alltoall(const char* fn, Mode mode, const void* sbuf, int64_t scount, MPI_Datatype stype,
+             void* rbuf, int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
   return entry(fn, comm, mode, req, [&](const Peers& in, const Peers& out, const Order& order,
                                         Exchange& x) -> Status {
     Datatype *st, *rt;
@@ -262,8 +266,8 @@ int alltoall(const char* fn, Mode mode, const void* sbuf, int scount, MPI_Dataty
   });
 }
 
-int alltoallv(const char* fn, Mode mode, const void* sbuf, const int* scounts, const int* sdispls,
-              MPI_Datatype stype, void* rbuf, const int* rcounts, const int* rdispls,
+int alltoallv(const char* fn, Mode mode, const void* sbuf, CountArray scounts, CountArray sdispls,
+              MPI_Datatype stype, void* rbuf, CountArray rcounts, CountArray rdispls,
               MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
   return entry(fn, comm, mode, req, [&](const Peers& in, const Peers& out, const Order& order,
                                         Exchange& x) -> Status {
@@ -274,17 +278,17 @@ int alltoallv(const char* fn, Mode mode, const void* sbuf, const int* scounts, c
     LOOM_TRY(checkType(rtype, &rt));
     for (size_t i = 0; i < in.size(); ++i) {
       LOOM_TRY(checkBlock(rbuf, rcounts[i], rtype, true, &rt));
-      x.recvs.push_back({at(rbuf, int64_t{rdispls[i]} * rt->extent()), rcounts[i], rt, in[i]});
+      x.recvs.push_back({at(rbuf, rdispls[i] * rt->extent()), rcounts[i], rt, in[i]});
     }
     for (size_t j = 0; j < out.size(); ++j) LOOM_TRY(checkBlock(sbuf, scounts[j], stype, true, &st));
     for (size_t j : order)
-      x.sends.push_back({at(sbuf, int64_t{sdispls[j]} * st->extent()), scounts[j], st, out[j]});
+      x.sends.push_back({at(sbuf, sdispls[j] * st->extent()), scounts[j], st, out[j]});
     return Status::ok();
   });
 }
 
-int alltoallw(const char* fn, Mode mode, const void* sbuf, const int* scounts,
-              const MPI_Aint* sdispls, const MPI_Datatype* stypes, void* rbuf, const int* rcounts,
+int alltoallw(const char* fn, Mode mode, const void* sbuf, CountArray scounts,
+              const MPI_Aint* sdispls, const MPI_Datatype* stypes, void* rbuf, CountArray rcounts,
               const MPI_Aint* rdispls, const MPI_Datatype* rtypes, MPI_Comm comm,
               MPI_Request* req) {
   return entry(fn, comm, mode, req, [&](const Peers& in, const Peers& out, const Order& order,
@@ -309,81 +313,118 @@ int alltoallw(const char* fn, Mode mode, const void* sbuf, const int* scounts,
 }  // namespace
 
 // ---- Entry points ---------------------------------------------------------------
+// Each MPI_Foo is followed by its large-count MPI_Foo_c (MPI_Count counts,
+// MPI_Aint displacements), a call into the same helper (api/large_count.h).
+// The info argument of the _init forms carries no hint Loom uses.
 
-#define NB_ALLGATHER_ARGS                                                                       \
+#define NB_ALLGATHER_ARGS                                                                  \
   const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
       MPI_Datatype recvtype, MPI_Comm comm
+#define NB_ALLGATHER_ARGS_C                                                       \
+  const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, \
+      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm
+#define NB_ALLGATHER_PASS sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm
 
 extern "C" int PMPI_Neighbor_allgather(NB_ALLGATHER_ARGS) {
-  return allgather("MPI_Neighbor_allgather", Mode::kBlocking, sendbuf, sendcount, sendtype,
-                   recvbuf, recvcount, recvtype, comm, nullptr);
+  return allgather("MPI_Neighbor_allgather", Mode::kBlocking, NB_ALLGATHER_PASS, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Neighbor_allgather)
+LOOM_LARGE_COUNT(Neighbor_allgather, (NB_ALLGATHER_ARGS_C),
+                 (allgather("MPI_Neighbor_allgather_c", Mode::kBlocking, NB_ALLGATHER_PASS,
+                            nullptr)))
 
 extern "C" int PMPI_Ineighbor_allgather(NB_ALLGATHER_ARGS, MPI_Request* request) {
-  return allgather("MPI_Ineighbor_allgather", Mode::kNonblocking, sendbuf, sendcount, sendtype,
-                   recvbuf, recvcount, recvtype, comm, request);
+  return allgather("MPI_Ineighbor_allgather", Mode::kNonblocking, NB_ALLGATHER_PASS, request);
 }
 LOOM_WEAK_ALIAS(MPI_Ineighbor_allgather)
+LOOM_LARGE_COUNT(Ineighbor_allgather, (NB_ALLGATHER_ARGS_C, MPI_Request* request),
+                 (allgather("MPI_Ineighbor_allgather_c", Mode::kNonblocking, NB_ALLGATHER_PASS,
+                            request)))
 
 extern "C" int PMPI_Neighbor_allgather_init(NB_ALLGATHER_ARGS, MPI_Info info,
                                             MPI_Request* request) {
   (void)info;
-  return allgather("MPI_Neighbor_allgather_init", Mode::kPersistent, sendbuf, sendcount,
-                   sendtype, recvbuf, recvcount, recvtype, comm, request);
+  return allgather("MPI_Neighbor_allgather_init", Mode::kPersistent, NB_ALLGATHER_PASS, request);
 }
 LOOM_WEAK_ALIAS(MPI_Neighbor_allgather_init)
+LOOM_LARGE_COUNT(Neighbor_allgather_init,
+                 (NB_ALLGATHER_ARGS_C, MPI_Info info, MPI_Request* request),
+                 ((void)info, allgather("MPI_Neighbor_allgather_init_c", Mode::kPersistent,
+                                        NB_ALLGATHER_PASS, request)))
 
 extern "C" int PMPI_Neighbor_alltoall(NB_ALLGATHER_ARGS) {
-  return alltoall("MPI_Neighbor_alltoall", Mode::kBlocking, sendbuf, sendcount, sendtype, recvbuf,
-                  recvcount, recvtype, comm, nullptr);
+  return alltoall("MPI_Neighbor_alltoall", Mode::kBlocking, NB_ALLGATHER_PASS, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Neighbor_alltoall)
+LOOM_LARGE_COUNT(Neighbor_alltoall, (NB_ALLGATHER_ARGS_C),
+                 (alltoall("MPI_Neighbor_alltoall_c", Mode::kBlocking, NB_ALLGATHER_PASS, nullptr)))
 
 extern "C" int PMPI_Ineighbor_alltoall(NB_ALLGATHER_ARGS, MPI_Request* request) {
-  return alltoall("MPI_Ineighbor_alltoall", Mode::kNonblocking, sendbuf, sendcount, sendtype,
-                  recvbuf, recvcount, recvtype, comm, request);
+  return alltoall("MPI_Ineighbor_alltoall", Mode::kNonblocking, NB_ALLGATHER_PASS, request);
 }
 LOOM_WEAK_ALIAS(MPI_Ineighbor_alltoall)
+LOOM_LARGE_COUNT(Ineighbor_alltoall, (NB_ALLGATHER_ARGS_C, MPI_Request* request),
+                 (alltoall("MPI_Ineighbor_alltoall_c", Mode::kNonblocking, NB_ALLGATHER_PASS,
+                           request)))
 
-extern "C" int PMPI_Neighbor_alltoall_init(NB_ALLGATHER_ARGS, MPI_Info info,
-                                           MPI_Request* request) {
+extern "C" int PMPI_Neighbor_alltoall_init(NB_ALLGATHER_ARGS, MPI_Info info, MPI_Request* request) {
   (void)info;
-  return alltoall("MPI_Neighbor_alltoall_init", Mode::kPersistent, sendbuf, sendcount, sendtype,
-                  recvbuf, recvcount, recvtype, comm, request);
+  return alltoall("MPI_Neighbor_alltoall_init", Mode::kPersistent, NB_ALLGATHER_PASS, request);
 }
 LOOM_WEAK_ALIAS(MPI_Neighbor_alltoall_init)
+LOOM_LARGE_COUNT(Neighbor_alltoall_init, (NB_ALLGATHER_ARGS_C, MPI_Info info, MPI_Request* request),
+                 ((void)info, alltoall("MPI_Neighbor_alltoall_init_c", Mode::kPersistent,
+                                       NB_ALLGATHER_PASS, request)))
 #undef NB_ALLGATHER_ARGS
+#undef NB_ALLGATHER_ARGS_C
+#undef NB_ALLGATHER_PASS
 
-#define NB_ALLGATHERV_ARGS                                                               \
-  const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,             \
+#define NB_ALLGATHERV_ARGS                                                  \
+  const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, \
       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm
+#define NB_ALLGATHERV_ARGS_C                                                      \
+  const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, \
+      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm
+#define NB_ALLGATHERV_PASS sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm
 
 extern "C" int PMPI_Neighbor_allgatherv(NB_ALLGATHERV_ARGS) {
-  return allgatherv("MPI_Neighbor_allgatherv", Mode::kBlocking, sendbuf, sendcount, sendtype,
-                    recvbuf, recvcounts, displs, recvtype, comm, nullptr);
+  return allgatherv("MPI_Neighbor_allgatherv", Mode::kBlocking, NB_ALLGATHERV_PASS, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Neighbor_allgatherv)
+LOOM_LARGE_COUNT(Neighbor_allgatherv, (NB_ALLGATHERV_ARGS_C),
+                 (allgatherv("MPI_Neighbor_allgatherv_c", Mode::kBlocking, NB_ALLGATHERV_PASS,
+                             nullptr)))
 
 extern "C" int PMPI_Ineighbor_allgatherv(NB_ALLGATHERV_ARGS, MPI_Request* request) {
-  return allgatherv("MPI_Ineighbor_allgatherv", Mode::kNonblocking, sendbuf, sendcount, sendtype,
-                    recvbuf, recvcounts, displs, recvtype, comm, request);
+  return allgatherv("MPI_Ineighbor_allgatherv", Mode::kNonblocking, NB_ALLGATHERV_PASS, request);
 }
 LOOM_WEAK_ALIAS(MPI_Ineighbor_allgatherv)
+LOOM_LARGE_COUNT(Ineighbor_allgatherv, (NB_ALLGATHERV_ARGS_C, MPI_Request* request),
+                 (allgatherv("MPI_Ineighbor_allgatherv_c", Mode::kNonblocking, NB_ALLGATHERV_PASS,
+                             request)))
 
 extern "C" int PMPI_Neighbor_allgatherv_init(NB_ALLGATHERV_ARGS, MPI_Info info,
                                              MPI_Request* request) {
   (void)info;
-  return allgatherv("MPI_Neighbor_allgatherv_init", Mode::kPersistent, sendbuf, sendcount,
-                    sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+  return allgatherv("MPI_Neighbor_allgatherv_init", Mode::kPersistent, NB_ALLGATHERV_PASS, request);
 }
 LOOM_WEAK_ALIAS(MPI_Neighbor_allgatherv_init)
+LOOM_LARGE_COUNT(Neighbor_allgatherv_init,
+                 (NB_ALLGATHERV_ARGS_C, MPI_Info info, MPI_Request* request),
+                 ((void)info, allgatherv("MPI_Neighbor_allgatherv_init_c", Mode::kPersistent,
+                                         NB_ALLGATHERV_PASS, request)))
 #undef NB_ALLGATHERV_ARGS
+#undef NB_ALLGATHERV_ARGS_C
+#undef NB_ALLGATHERV_PASS
 
-#define NB_ALLTOALLV_ARGS                                                                    \
+#define NB_ALLTOALLV_ARGS                                                                  \
   const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, \
       void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,   \
       MPI_Comm comm
+#define NB_ALLTOALLV_ARGS_C                                                    \
+  const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], \
+      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],      \
+      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm
 #define NB_ALLTOALLV_PASS \
   sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm
 
@@ -391,11 +432,17 @@ extern "C" int PMPI_Neighbor_alltoallv(NB_ALLTOALLV_ARGS) {
   return alltoallv("MPI_Neighbor_alltoallv", Mode::kBlocking, NB_ALLTOALLV_PASS, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Neighbor_alltoallv)
+LOOM_LARGE_COUNT(Neighbor_alltoallv, (NB_ALLTOALLV_ARGS_C),
+                 (alltoallv("MPI_Neighbor_alltoallv_c", Mode::kBlocking, NB_ALLTOALLV_PASS,
+                            nullptr)))
 
 extern "C" int PMPI_Ineighbor_alltoallv(NB_ALLTOALLV_ARGS, MPI_Request* request) {
   return alltoallv("MPI_Ineighbor_alltoallv", Mode::kNonblocking, NB_ALLTOALLV_PASS, request);
 }
 LOOM_WEAK_ALIAS(MPI_Ineighbor_alltoallv)
+LOOM_LARGE_COUNT(Ineighbor_alltoallv, (NB_ALLTOALLV_ARGS_C, MPI_Request* request),
+                 (alltoallv("MPI_Ineighbor_alltoallv_c", Mode::kNonblocking, NB_ALLTOALLV_PASS,
+                            request)))
 
 extern "C" int PMPI_Neighbor_alltoallv_init(NB_ALLTOALLV_ARGS, MPI_Info info,
                                             MPI_Request* request) {
@@ -403,12 +450,21 @@ extern "C" int PMPI_Neighbor_alltoallv_init(NB_ALLTOALLV_ARGS, MPI_Info info,
   return alltoallv("MPI_Neighbor_alltoallv_init", Mode::kPersistent, NB_ALLTOALLV_PASS, request);
 }
 LOOM_WEAK_ALIAS(MPI_Neighbor_alltoallv_init)
+LOOM_LARGE_COUNT(Neighbor_alltoallv_init,
+                 (NB_ALLTOALLV_ARGS_C, MPI_Info info, MPI_Request* request),
+                 ((void)info, alltoallv("MPI_Neighbor_alltoallv_init_c", Mode::kPersistent,
+                                        NB_ALLTOALLV_PASS, request)))
 #undef NB_ALLTOALLV_ARGS
+#undef NB_ALLTOALLV_ARGS_C
 #undef NB_ALLTOALLV_PASS
 
-#define NB_ALLTOALLW_ARGS                                                                    \
-  const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],                   \
-      const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],               \
+#define NB_ALLTOALLW_ARGS                                                    \
+  const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],     \
+      const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], \
+      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm
+#define NB_ALLTOALLW_ARGS_C                                                        \
+  const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],     \
+      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], \
       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm
 #define NB_ALLTOALLW_PASS \
   sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm
@@ -417,11 +473,17 @@ extern "C" int PMPI_Neighbor_alltoallw(NB_ALLTOALLW_ARGS) {
   return alltoallw("MPI_Neighbor_alltoallw", Mode::kBlocking, NB_ALLTOALLW_PASS, nullptr);
 }
 LOOM_WEAK_ALIAS(MPI_Neighbor_alltoallw)
+LOOM_LARGE_COUNT(Neighbor_alltoallw, (NB_ALLTOALLW_ARGS_C),
+                 (alltoallw("MPI_Neighbor_alltoallw_c", Mode::kBlocking, NB_ALLTOALLW_PASS,
+                            nullptr)))
 
 extern "C" int PMPI_Ineighbor_alltoallw(NB_ALLTOALLW_ARGS, MPI_Request* request) {
   return alltoallw("MPI_Ineighbor_alltoallw", Mode::kNonblocking, NB_ALLTOALLW_PASS, request);
 }
 LOOM_WEAK_ALIAS(MPI_Ineighbor_alltoallw)
+LOOM_LARGE_COUNT(Ineighbor_alltoallw, (NB_ALLTOALLW_ARGS_C, MPI_Request* request),
+                 (alltoallw("MPI_Ineighbor_alltoallw_c", Mode::kNonblocking, NB_ALLTOALLW_PASS,
+                            request)))
 
 extern "C" int PMPI_Neighbor_alltoallw_init(NB_ALLTOALLW_ARGS, MPI_Info info,
                                             MPI_Request* request) {
@@ -429,5 +491,10 @@ extern "C" int PMPI_Neighbor_alltoallw_init(NB_ALLTOALLW_ARGS, MPI_Info info,
   return alltoallw("MPI_Neighbor_alltoallw_init", Mode::kPersistent, NB_ALLTOALLW_PASS, request);
 }
 LOOM_WEAK_ALIAS(MPI_Neighbor_alltoallw_init)
+LOOM_LARGE_COUNT(Neighbor_alltoallw_init,
+                 (NB_ALLTOALLW_ARGS_C, MPI_Info info, MPI_Request* request),
+                 ((void)info, alltoallw("MPI_Neighbor_alltoallw_init_c", Mode::kPersistent,
+                                        NB_ALLTOALLW_PASS, request)))
 #undef NB_ALLTOALLW_ARGS
+#undef NB_ALLTOALLW_ARGS_C
 #undef NB_ALLTOALLW_PASS

@@ -1,5 +1,6 @@
 // Partitioned point-to-point (MPI 5.0 §4): MPI_Psend_init, MPI_Precv_init,
-// MPI_Pready, MPI_Pready_range, MPI_Pready_list, MPI_Parrived.
+// MPI_Pready, MPI_Pready_range, MPI_Pready_list, MPI_Parrived; the
+// large-count MPI_Psend_init_c and MPI_Precv_init_c share the init code.
 //
 // Design: one message per round. A partitioned send sends its whole buffer
 // (partitions * count elements) as one message once every partition of the
@@ -22,11 +23,13 @@
 // status of a completed round carries no source or tag.
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "api/comm_internal.h"
 #include "api/handles_datatype.h"
+#include "api/large_count.h"
 #include "api/persistent_coll.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
@@ -123,7 +126,9 @@ class PartPlan final : public loom::api::PersistentColl {
 
 // The arguments both init calls share, checked in the order of the error
 // classes in their man pages.
-int init(bool send, const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+// `count` is int64_t: MPI_Psend_init and MPI_Psend_init_c (and the receive
+// pair) both call it.
+int init(bool send, const void* buf, int partitions, int64_t count, MPI_Datatype datatype,
          int peer, int tag, MPI_Comm comm, MPI_Request* request, const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* c = loom::api::toComm(comm);
@@ -132,6 +137,8 @@ int init(bool send, const void* buf, int partitions, MPI_Count count, MPI_Dataty
     return raise(c, errorf(MPI_ERR_ARG, "partitions=%d < 0", partitions), fn);
   if (count < 0)
     return raise(c, errorf(MPI_ERR_COUNT, "count=%lld < 0", static_cast<long long>(count)), fn);
+  if (partitions > 0 && count > INT64_MAX / partitions)
+    return raise(c, errorf(MPI_ERR_COUNT, "partitions * count overflows MPI_Count"), fn);
   Datatype* t = loom::api::toDatatype(datatype);
   if (!t) return raise(c, errorf(MPI_ERR_TYPE, "invalid datatype"), fn);
   if (!t->isCommitted()) return raise(c, errorf(MPI_ERR_TYPE, "datatype is not committed"), fn);
@@ -190,6 +197,11 @@ extern "C" int PMPI_Psend_init(const void* buf, int partitions, int count,
               "MPI_Psend_init");
 }
 LOOM_WEAK_ALIAS(MPI_Psend_init)
+LOOM_LARGE_COUNT(Psend_init,
+                 (const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                  int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request),
+                 ((void)info, init(true, buf, partitions, count, datatype, dest, tag, comm,
+                                   request, "MPI_Psend_init_c")))
 
 extern "C" int PMPI_Precv_init(void* buf, int partitions, int count, MPI_Datatype datatype,
                                int source, int tag, MPI_Comm comm, MPI_Info info,
@@ -199,6 +211,11 @@ extern "C" int PMPI_Precv_init(void* buf, int partitions, int count, MPI_Datatyp
               "MPI_Precv_init");
 }
 LOOM_WEAK_ALIAS(MPI_Precv_init)
+LOOM_LARGE_COUNT(Precv_init,
+                 (void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+                  int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request),
+                 ((void)info, init(false, buf, partitions, count, datatype, source, tag, comm,
+                                   request, "MPI_Precv_init_c")))
 
 extern "C" int PMPI_Pready(int partition, MPI_Request request) {
   static const char* fn = "MPI_Pready";

@@ -1,6 +1,7 @@
 // Persistent collectives (MPI 5.0 §6.13): MPI_Barrier_init, MPI_Bcast_init,
 // MPI_(All)gather(v)_init, MPI_Scatter(v)_init, MPI_Alltoall(v,w)_init,
-// MPI_(All)reduce_init, MPI_Reduce_scatter(_block)_init, MPI_(Ex)scan_init.
+// MPI_(All)reduce_init, MPI_Reduce_scatter(_block)_init, MPI_(Ex)scan_init,
+// and their large-count _c forms (all but the barrier).
 //
 // An init call goes through the same helper as the blocking and MPI_I*
 // forms (coll_entry.h): the same argument checks, in the same order, with
@@ -37,6 +38,7 @@
 
 #include "api/coll_common.h"
 #include "api/coll_entry.h"
+#include "api/large_count.h"
 #include "api/persistent_coll.h"
 #include "api/runtime.h"
 #include "coll/op.h"
@@ -134,6 +136,9 @@ int initPersistentCollective(const CollArgs& a, MPI_Request* request, const char
 
 // ---- Entry points -------------------------------------------------------------
 // The info argument carries no hint Loom uses; it is accepted and ignored.
+// Each MPI_Foo_init is followed by its large-count MPI_Foo_init_c (MPI_Count
+// counts, MPI_Aint displacements): a call into the same helper
+// (api/large_count.h), whose plan keeps the arrays as int64_t either way.
 
 namespace ce = loom::api::collentry;
 constexpr CollMode kP = CollMode::kPersistent;
@@ -158,6 +163,11 @@ extern "C" int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, i
   return ce::bcast("MPI_Bcast_init", buffer, count, datatype, root, comm, kP, request);
 }
 LOOM_WEAK_ALIAS(MPI_Bcast_init)
+LOOM_LARGE_COUNT(Bcast_init,
+                 (void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                  MPI_Info info, MPI_Request* request),
+                 ((void)info,
+                  ce::bcast("MPI_Bcast_init_c", buffer, count, datatype, root, comm, kP, request)))
 
 extern "C" int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -167,35 +177,63 @@ extern "C" int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype
                     recvcount, nullptr, nullptr, recvtype, root, comm, kP, request);
 }
 LOOM_WEAK_ALIAS(MPI_Gather_init)
+LOOM_LARGE_COUNT(Gather_init,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Info info, MPI_Request* request),
+                 ((void)info, ce::gather("MPI_Gather_init_c", Collective::kGather, sendbuf,
+                                         sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr,
+                                         recvtype, root, comm, kP, request)))
 
 extern "C" int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                  void* recvbuf, const int recvcounts[], const int displs[],
                                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                                  MPI_Request* request) {
   (void)info;
-  return ce::gather("MPI_Gatherv_init", Collective::kGatherv, sendbuf, sendcount, sendtype,
-                    recvbuf, 0, recvcounts, displs, recvtype, root, comm, kP, request);
+  return ce::gather("MPI_Gatherv_init", Collective::kGatherv, sendbuf, sendcount, sendtype, recvbuf,
+                    0, recvcounts, displs, recvtype, root, comm, kP, request);
 }
 LOOM_WEAK_ALIAS(MPI_Gatherv_init)
+LOOM_LARGE_COUNT(Gatherv_init,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Info info, MPI_Request* request),
+                 ((void)info, ce::gather("MPI_Gatherv_init_c", Collective::kGatherv, sendbuf,
+                                         sendcount, sendtype, recvbuf, 0, recvcounts, displs,
+                                         recvtype, root, comm, kP, request)))
 
 extern "C" int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                                  MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   (void)info;
-  return ce::scatter("MPI_Scatter_init", Collective::kScatter, sendbuf, sendcount, nullptr,
-                     nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, kP, request);
+  return ce::scatter("MPI_Scatter_init", Collective::kScatter, sendbuf, sendcount, nullptr, nullptr,
+                     sendtype, recvbuf, recvcount, recvtype, root, comm, kP, request);
 }
 LOOM_WEAK_ALIAS(MPI_Scatter_init)
+LOOM_LARGE_COUNT(Scatter_init,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Info info, MPI_Request* request),
+                 ((void)info, ce::scatter("MPI_Scatter_init_c", Collective::kScatter, sendbuf,
+                                          sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount,
+                                          recvtype, root, comm, kP, request)))
 
-extern "C" int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[],
-                                  const int displs[], MPI_Datatype sendtype, void* recvbuf,
-                                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                                  MPI_Info info, MPI_Request* request) {
+extern "C" int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
+                                  MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request* request) {
   (void)info;
   return ce::scatter("MPI_Scatterv_init", Collective::kScatterv, sendbuf, 0, sendcounts, displs,
                      sendtype, recvbuf, recvcount, recvtype, root, comm, kP, request);
 }
 LOOM_WEAK_ALIAS(MPI_Scatterv_init)
+LOOM_LARGE_COUNT(Scatterv_init,
+                 (const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                  MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Info info, MPI_Request* request),
+                 ((void)info, ce::scatter("MPI_Scatterv_init_c", Collective::kScatterv, sendbuf, 0,
+                                          sendcounts, displs, sendtype, recvbuf, recvcount,
+                                          recvtype, root, comm, kP, request)))
 
 extern "C" int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                    void* recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -205,16 +243,30 @@ extern "C" int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datat
                        recvbuf, recvcount, nullptr, nullptr, recvtype, comm, kP, request);
 }
 LOOM_WEAK_ALIAS(MPI_Allgather_init)
+LOOM_LARGE_COUNT(Allgather_init,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                  MPI_Request* request),
+                 ((void)info, ce::allgather("MPI_Allgather_init_c", Collective::kAllgather, sendbuf,
+                                            sendcount, sendtype, recvbuf, recvcount, nullptr,
+                                            nullptr, recvtype, comm, kP, request)))
 
 extern "C" int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                     void* recvbuf, const int recvcounts[], const int displs[],
                                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                     MPI_Request* request) {
   (void)info;
-  return ce::allgather("MPI_Allgatherv_init", Collective::kAllgatherv, sendbuf, sendcount,
-                       sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, kP, request);
+  return ce::allgather("MPI_Allgatherv_init", Collective::kAllgatherv, sendbuf, sendcount, sendtype,
+                       recvbuf, 0, recvcounts, displs, recvtype, comm, kP, request);
 }
 LOOM_WEAK_ALIAS(MPI_Allgatherv_init)
+LOOM_LARGE_COUNT(Allgatherv_init,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                  MPI_Comm comm, MPI_Info info, MPI_Request* request),
+                 ((void)info, ce::allgather("MPI_Allgatherv_init_c", Collective::kAllgatherv,
+                                            sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
+                                            displs, recvtype, comm, kP, request)))
 
 extern "C" int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                   void* recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -224,21 +276,34 @@ extern "C" int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Dataty
                       recvtype, comm, kP, request);
 }
 LOOM_WEAK_ALIAS(MPI_Alltoall_init)
+LOOM_LARGE_COUNT(Alltoall_init,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                  MPI_Request* request),
+                 ((void)info, ce::alltoall("MPI_Alltoall_init_c", sendbuf, sendcount, sendtype,
+                                           recvbuf, recvcount, recvtype, comm, kP, request)))
 
-extern "C" int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[],
-                                   const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
-                                   const int recvcounts[], const int rdispls[],
-                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                                   MPI_Request* request) {
+extern "C" int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request* request) {
   (void)info;
   return ce::alltoallv("MPI_Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                        recvcounts, rdispls, recvtype, comm, kP, request);
 }
 LOOM_WEAK_ALIAS(MPI_Alltoallv_init)
+LOOM_LARGE_COUNT(Alltoallv_init,
+                 (const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                  MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                  const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                  MPI_Request* request),
+                 ((void)info,
+                  ce::alltoallv("MPI_Alltoallv_init_c", sendbuf, sendcounts, sdispls, sendtype,
+                                recvbuf, recvcounts, rdispls, recvtype, comm, kP, request)))
 
-extern "C" int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[],
-                                   const int sdispls[], const MPI_Datatype sendtypes[],
-                                   void* recvbuf, const int recvcounts[], const int rdispls[],
+extern "C" int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                   const MPI_Datatype sendtypes[], void* recvbuf,
+                                   const int recvcounts[], const int rdispls[],
                                    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                                    MPI_Request* request) {
   (void)info;
@@ -246,6 +311,14 @@ extern "C" int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[],
                        recvcounts, rdispls, recvtypes, comm, kP, request);
 }
 LOOM_WEAK_ALIAS(MPI_Alltoallw_init)
+LOOM_LARGE_COUNT(Alltoallw_init,
+                 (const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                  const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                  MPI_Info info, MPI_Request* request),
+                 ((void)info,
+                  ce::alltoallw("MPI_Alltoallw_init_c", sendbuf, sendcounts, sdispls, sendtypes,
+                                recvbuf, recvcounts, rdispls, recvtypes, comm, kP, request)))
 
 extern "C" int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
@@ -255,42 +328,68 @@ extern "C" int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count,
                     "MPI_Reduce_init");
 }
 LOOM_WEAK_ALIAS(MPI_Reduce_init)
+LOOM_LARGE_COUNT(Reduce_init,
+                 (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request),
+                 ((void)info, ce::reduce(sendbuf, recvbuf, count, datatype, op, root, comm, kP,
+                                         request, "MPI_Reduce_init_c")))
 
 extern "C" int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                   MPI_Info info, MPI_Request* request) {
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request* request) {
   (void)info;
   return ce::allLike(Collective::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, kP,
                      request, "MPI_Allreduce_init");
 }
 LOOM_WEAK_ALIAS(MPI_Allreduce_init)
+LOOM_LARGE_COUNT(Allreduce_init,
+                 (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request),
+                 ((void)info, ce::allLike(Collective::kAllreduce, sendbuf, recvbuf, count, datatype,
+                                          op, comm, kP, request, "MPI_Allreduce_init_c")))
 
-extern "C" int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                              MPI_Request* request) {
+extern "C" int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   (void)info;
   return ce::allLike(Collective::kScan, sendbuf, recvbuf, count, datatype, op, comm, kP, request,
                      "MPI_Scan_init");
 }
 LOOM_WEAK_ALIAS(MPI_Scan_init)
+LOOM_LARGE_COUNT(Scan_init,
+                 (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request),
+                 ((void)info, ce::allLike(Collective::kScan, sendbuf, recvbuf, count, datatype, op,
+                                          comm, kP, request, "MPI_Scan_init_c")))
 
 extern "C" int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                 MPI_Request* request) {
   (void)info;
-  return ce::allLike(Collective::kExscan, sendbuf, recvbuf, count, datatype, op, comm, kP,
-                     request, "MPI_Exscan_init");
+  return ce::allLike(Collective::kExscan, sendbuf, recvbuf, count, datatype, op, comm, kP, request,
+                     "MPI_Exscan_init");
 }
 LOOM_WEAK_ALIAS(MPI_Exscan_init)
+LOOM_LARGE_COUNT(Exscan_init,
+                 (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request),
+                 ((void)info, ce::allLike(Collective::kExscan, sendbuf, recvbuf, count, datatype,
+                                          op, comm, kP, request, "MPI_Exscan_init_c")))
 
-extern "C" int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf,
-                                        const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
-                                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+extern "C" int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                        MPI_Info info, MPI_Request* request) {
   (void)info;
-  return ce::reduceScatter(false, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, kP,
-                           request, "MPI_Reduce_scatter_init");
+  return ce::reduceScatter(false, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, kP, request,
+                           "MPI_Reduce_scatter_init");
 }
 LOOM_WEAK_ALIAS(MPI_Reduce_scatter_init)
+LOOM_LARGE_COUNT(Reduce_scatter_init,
+                 (const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                  MPI_Request* request),
+                 ((void)info,
+                  ce::reduceScatter(false, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, kP,
+                                    request, "MPI_Reduce_scatter_init_c")))
 
 extern "C" int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
                                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -300,3 +399,9 @@ extern "C" int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf
                            request, "MPI_Reduce_scatter_block_init");
 }
 LOOM_WEAK_ALIAS(MPI_Reduce_scatter_block_init)
+LOOM_LARGE_COUNT(Reduce_scatter_block_init,
+                 (const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request),
+                 ((void)info,
+                  ce::reduceScatter(true, sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm,
+                                    kP, request, "MPI_Reduce_scatter_block_init_c")))

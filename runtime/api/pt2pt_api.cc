@@ -451,12 +451,12 @@ LOOM_LARGE_COUNT(Sendrecv_replace,
                                  status, "MPI_Sendrecv_replace_c"))
 
 // Nonblocking forms (MPI 4.0): one request for both parts, with the status
-// of the receive (request_compound.cc).
-extern "C" int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                              int dest, int sendtag, void* recvbuf, int recvcount,
-                              MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                              MPI_Request* request) {
-  const char* fn = "MPI_Isendrecv";
+// of the receive (request_compound.cc). `replace`: MPI_Isendrecv_replace,
+// whose receive lands in the send buffer.
+namespace {
+int isendrecv(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest,
+              int sendtag, void* recvbuf, int64_t recvcount, MPI_Datatype recvtype, int source,
+              int recvtag, MPI_Comm comm, bool replace, MPI_Request* request, const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   if (!request) return raise(nullptr, errorf(MPI_ERR_ARG, "request is NULL"), fn);
   Checked s, r;
@@ -464,30 +464,40 @@ extern "C" int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype s
   if (int rc = checkRecv(recvbuf, recvcount, recvtype, source, recvtag, comm, fn, &r)) return rc;
   Request* req = nullptr;
   Status st = loom::api::startSendrecv(sendbuf, sendcount, s.type, dest, sendtag, recvbuf,
-                                       recvcount, r.type, source, recvtag, r.comm, false, &req);
+                                       recvcount, r.type, source, recvtag, r.comm, replace, &req);
   if (!st.isOk()) return raise(r.comm, st, fn);
   *request = loom::api::toHandle(req);
   return MPI_SUCCESS;
 }
+}  // namespace
+
+extern "C" int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                              int dest, int sendtag, void* recvbuf, int recvcount,
+                              MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                              MPI_Request* request) {
+  return isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                   source, recvtag, comm, false, request, "MPI_Isendrecv");
+}
 LOOM_WEAK_ALIAS(MPI_Isendrecv)
+LOOM_LARGE_COUNT(Isendrecv,
+                 (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                  int source, int recvtag, MPI_Comm comm, MPI_Request* request),
+                 isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                           recvtype, source, recvtag, comm, false, request, "MPI_Isendrecv_c"))
 
 extern "C" int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
                                       int sendtag, int source, int recvtag, MPI_Comm comm,
                                       MPI_Request* request) {
-  const char* fn = "MPI_Isendrecv_replace";
-  if (!requireRunning(fn)) return MPI_ERR_OTHER;
-  if (!request) return raise(nullptr, errorf(MPI_ERR_ARG, "request is NULL"), fn);
-  Checked s, r;
-  if (int rc = checkSend(buf, count, datatype, dest, sendtag, comm, fn, &s)) return rc;
-  if (int rc = checkRecv(buf, count, datatype, source, recvtag, comm, fn, &r)) return rc;
-  Request* req = nullptr;
-  Status st = loom::api::startSendrecv(buf, count, s.type, dest, sendtag, buf, count, r.type,
-                                       source, recvtag, r.comm, true, &req);
-  if (!st.isOk()) return raise(r.comm, st, fn);
-  *request = loom::api::toHandle(req);
-  return MPI_SUCCESS;
+  return isendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag,
+                   comm, true, request, "MPI_Isendrecv_replace");
 }
 LOOM_WEAK_ALIAS(MPI_Isendrecv_replace)
+LOOM_LARGE_COUNT(Isendrecv_replace,
+                 (void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                  int source, int recvtag, MPI_Comm comm, MPI_Request* request),
+                 isendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source,
+                           recvtag, comm, true, request, "MPI_Isendrecv_replace_c"))
 
 // ---- Persistent -------------------------------------------------------------
 

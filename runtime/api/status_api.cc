@@ -1,4 +1,4 @@
-// Setting and reading MPI_Status fields: MPI_Status_set_elements(_x),
+// Setting and reading MPI_Status fields: MPI_Status_set_elements(_x, _c),
 // MPI_Status_set_cancelled (for generalized requests' query_fn), and the
 // MPI 5.0 accessors MPI_Status_get/set_source, _tag, _error.
 //
@@ -9,6 +9,7 @@
 // whole elements (MPI_UNDEFINED when there is a partial one), as the
 // standard asks.
 #include "api/handles_datatype.h"
+#include "api/large_count.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 
@@ -63,6 +64,9 @@ extern "C" int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatyp
   return setElements(status, datatype, count, "MPI_Status_set_elements");
 }
 LOOM_WEAK_ALIAS(MPI_Status_set_elements)
+LOOM_LARGE_COUNT(Status_set_elements,
+                 (MPI_Status* status, MPI_Datatype datatype, MPI_Count count),
+                 setElements(status, datatype, count, "MPI_Status_set_elements_c"))
 
 extern "C" int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype,
                                           MPI_Count count) {
