@@ -1,10 +1,12 @@
 # The MPI 4.0 large-count (_c) functions. At small counts every _c function
-# is checked against its int twin at 1-4 ranks (bigcount_*.c); the large
+# is checked against its int twin at 1-4 ranks (bigcount_*.c; bigcount_more:
+# persistent and neighbourhood collectives, Isendrecv, partitioned,
+# buffers, external32, darray, status); the large
 # tests move more than INT_MAX bytes at 2 ranks, on one node and across two
 # simulated nodes. Each large test holds about 2 GiB per rank: they share
 # the RESOURCE_LOCK bigcount_memory so ctest never runs two at once.
 # Included by tests/mp/CMakeLists.txt (loom_mp_program, loom_mp_test, LOOMRUN).
-foreach(prog bigcount_p2p bigcount_type bigcount_coll)
+foreach(prog bigcount_p2p bigcount_type bigcount_coll bigcount_more)
   loom_mp_program(mp_${prog} progs/${prog}.c)
   loom_mp_test(mp.${prog}.singleton TIMEOUT 60
                COMMAND --stdout-count "^${prog}: rank 0: [0-9]+ checks passed$=1"
