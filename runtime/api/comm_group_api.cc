@@ -149,6 +149,8 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* parent = loom::api::toComm(comm);
   if (!parent) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
+  if (parent->isInter())
+    return raise(parent, errorf(MPI_ERR_COMM, "comm is an intercommunicator"), fn);
   Group* g = loom::api::toGroup(group);
   if (!g) return raise(parent, errorf(MPI_ERR_GROUP, "invalid group"), fn);
   if (!newcomm) return raise(parent, errorf(MPI_ERR_ARG, "newcomm is NULL"), fn);

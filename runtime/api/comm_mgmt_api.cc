@@ -14,6 +14,7 @@
 
 #include "api/comm_internal.h"
 #include "api/info_internal.h"
+#include "api/inter_comm.h"
 #include "api/runtime.h"
 #include "core/request.h"
 
@@ -52,11 +53,17 @@ int dupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, const ch
   Comm* parent = toComm(comm);
   if (!parent) return badComm(fn);
   if (!newcomm) return raise(parent, errorf(MPI_ERR_ARG, "newcomm is NULL"), fn);
-  uint32_t ctx;
-  Status st = loom::api::agreeContextId(parent, &ctx);
-  if (!st.isOk()) return raise(parent, st, fn);
-  parent->group()->retain();
-  Comm* c = makeComm(parent, ctx, parent->group());
+  Comm* c = nullptr;
+  if (parent->isInter()) {
+    Status st = loom::api::dupInter(parent, &c);
+    if (!st.isOk()) return raise(parent, st, fn);
+  } else {
+    uint32_t ctx;
+    Status st = loom::api::agreeContextId(parent, &ctx);
+    if (!st.isOk()) return raise(parent, st, fn);
+    parent->group()->retain();
+    c = makeComm(parent, ctx, parent->group());
+  }
   c->hints() = hints ? *hints : parent->hints();
   c->setTopo(parent->topo());  // a duplicate keeps the process topology
   int rc = loom::api::copyAttributes(parent, comm, c);
@@ -147,6 +154,13 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
                         "MPI_UNDEFINED)",
                         color),
                  fn);
+  if (parent->isInter()) {
+    Comm* c = nullptr;
+    Status st = loom::api::splitInter(parent, color, key, &c);
+    if (!st.isOk()) return raise(parent, st, fn);
+    *newcomm = loom::api::toHandle(c);
+    return MPI_SUCCESS;
+  }
   return splitComm(parent, color, key, newcomm, fn);
 }
 LOOM_WEAK_ALIAS(MPI_Comm_split)
@@ -165,6 +179,8 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
   Comm* parent = toComm(comm);
   if (!parent) return badComm(fn);
   if (!newcomm) return raise(parent, errorf(MPI_ERR_ARG, "newcomm is NULL"), fn);
+  if (parent->isInter())
+    return raise(parent, errorf(MPI_ERR_COMM, "comm is an intercommunicator"), fn);
   const int node = rt().locality[parent->worldRank(parent->rank())].nodeId;
   int color;
   switch (split_type) {
@@ -210,6 +226,13 @@ extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcom
                           "communicator",
                           i),
                    fn);
+  if (parent->isInter()) {
+    Comm* c = nullptr;
+    Status st = loom::api::createInter(parent, g, &c);
+    if (!st.isOk()) return raise(parent, st, fn);
+    *newcomm = loom::api::toHandle(c);
+    return MPI_SUCCESS;
+  }
   uint32_t ctx;
   Status st = loom::api::agreeContextId(parent, &ctx);
   if (!st.isOk()) return raise(parent, st, fn);
@@ -247,8 +270,8 @@ extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   Comm* b = toComm(comm2);
   if (!a || !b) return badComm(fn);
   if (!result) return raise(a, errorf(MPI_ERR_ARG, "result is NULL"), fn);
-  if (a == b) {
-    *result = MPI_IDENT;
+  if (a == b || a->isInter() || b->isInter()) {
+    *result = loom::api::compareInter(a, b);
     return MPI_SUCCESS;
   }
   int g = loom::groupCompare(*a->group(), *b->group());
@@ -302,7 +325,7 @@ extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   Comm* c = toComm(comm);
   if (!c) return badComm(fn);
   if (!flag) return raise(c, errorf(MPI_ERR_ARG, "flag is NULL"), fn);
-  *flag = 0;  // Loom has intracommunicators only
+  *flag = c->isInter() ? 1 : 0;
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Comm_test_inter)

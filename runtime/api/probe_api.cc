@@ -38,12 +38,12 @@ int checkProbe(int source, int tag, MPI_Comm comm, const char* fn, Comm** out) {
   Comm* c = loom::api::toComm(comm);
   *out = c;
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
-  if (!loom::api::validRecvRank(source, c->size()))
+  if (!loom::api::validRecvRank(source, c->peerSize()))
     return raise(c,
                  errorf(MPI_ERR_RANK,
                         "source=%d is not a rank of %s (size %d), MPI_ANY_SOURCE or "
                         "MPI_PROC_NULL",
-                        source, c->name().c_str(), c->size()),
+                        source, c->name().c_str(), c->peerSize()),
                  fn);
   if (!loom::api::validRecvTag(tag))
     return raise(

@@ -56,10 +56,10 @@ struct Checked {
   out->type = loom::api::toDatatype(datatype);
   Status st = loom::api::checkData(buf, count, out->type);
   if (!st.isOk()) return raise(out->comm, st, fn);
-  if (!loom::api::validSendRank(dest, out->comm->size()))
+  if (!loom::api::validSendRank(dest, out->comm->peerSize()))
     return raise(out->comm,
                  errorf(MPI_ERR_RANK, "dest=%d is not a rank of %s (size %d) or MPI_PROC_NULL",
-                        dest, out->comm->name().c_str(), out->comm->size()),
+                        dest, out->comm->name().c_str(), out->comm->peerSize()),
                  fn);
   if (!loom::api::validSendTag(tag))
     return raise(out->comm, errorf(MPI_ERR_TAG, "tag=%d is not in [0, %d]", tag, loom::kTagUb), fn);
@@ -74,12 +74,12 @@ struct Checked {
   out->type = loom::api::toDatatype(datatype);
   Status st = loom::api::checkData(buf, count, out->type);
   if (!st.isOk()) return raise(out->comm, st, fn);
-  if (!loom::api::validRecvRank(source, out->comm->size()))
+  if (!loom::api::validRecvRank(source, out->comm->peerSize()))
     return raise(out->comm,
                  errorf(MPI_ERR_RANK,
                         "source=%d is not a rank of %s (size %d), MPI_ANY_SOURCE or "
                         "MPI_PROC_NULL",
-                        source, out->comm->name().c_str(), out->comm->size()),
+                        source, out->comm->name().c_str(), out->comm->peerSize()),
                  fn);
   if (!loom::api::validRecvTag(tag))
     return raise(out->comm,
@@ -99,8 +99,8 @@ inline bool quickCheck(const void* buf, int64_t count, MPI_Datatype datatype, in
   Datatype* t = loom::api::toDatatype(datatype);
   // checkData's success is an int and a null pointer: nothing is built.
   const bool ok = loom::api::checkData(buf, count, t).isOk() &&
-                  (kSend ? loom::api::validSendRank(peer, c->size()) && loom::api::validSendTag(tag)
-                         : loom::api::validRecvRank(peer, c->size()) && loom::api::validRecvTag(tag));
+                  (kSend ? loom::api::validSendRank(peer, c->peerSize()) && loom::api::validSendTag(tag)
+                         : loom::api::validRecvRank(peer, c->peerSize()) && loom::api::validRecvTag(tag));
   if (!ok) return false;
   out->comm = c;
   out->type = t;

@@ -11,6 +11,8 @@ Comm::~Comm() {
   if (ownsContextId_) contextIds().give(contextId_);
   Group::release(group_);
   Errhandler::release(errhandler_);
+  if (remote_) Group::release(remote_);
+  if (local_) Comm::release(local_);
 }
 
 void Comm::release(Comm* c) {

@@ -88,9 +88,26 @@ class Comm : public HandlePool<Comm> {
   bool valid() const { return magic_ == kMagic; }
   int rank() const { return rank_; }
   int size() const { return group_->size(); }
-  int worldRank(int r) const { return group_->jobRank(r); }
+  // The job rank of the process that rank `r` names as a peer (send,
+  // receive, probe): a rank of the remote group on an intercommunicator.
+  int worldRank(int r) const { return (remote_ ? remote_ : group_)->jobRank(r); }
   uint32_t contextId() const { return contextId_; }
-  Group* group() const { return group_; }
+  Group* group() const { return group_; }  // the local group
+
+  // Intercommunicators (runtime/api/inter_comm_api.cc): rank() and size()
+  // are those of the local group, and peers are ranks of `remote`. `local`
+  // is a hidden intracommunicator over the local group (a context of its
+  // own) for the constructors' agreements. Adopts both references.
+  void makeInter(Group* remote, Comm* local) {
+    remote_ = remote;
+    local_ = local;
+  }
+  bool isInter() const { return remote_ != nullptr; }
+  Group* remoteGroup() const { return remote_; }
+  Comm* localComm() const { return local_; }
+  // How many ranks a peer rank may name: the remote group's size on an
+  // intercommunicator.
+  int peerSize() const { return (remote_ ? remote_ : group_)->size(); }
 
   const std::string& name() const { return name_; }
   void setName(std::string n) { name_ = std::move(n); }
@@ -158,6 +175,8 @@ class Comm : public HandlePool<Comm> {
   uint32_t magic_ = kMagic;
   uint32_t contextId_;
   Group* group_;
+  Group* remote_ = nullptr;  // intercommunicators only
+  Comm* local_ = nullptr;    // intercommunicators only
   int rank_;
   int refs_ = 1;
   uint64_t collSeq_ = 0;
