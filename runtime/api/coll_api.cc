@@ -1,6 +1,7 @@
 // Collective entry points. Each checks its arguments, starts the schedule
 // the selector picks (coll/coll.h) and, for the blocking form, waits on it.
 #include "api/coll_common.h"
+#include "api/inter_comm.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 #include "coll/coll.h"
@@ -28,6 +29,7 @@ extern "C" int PMPI_Barrier(MPI_Comm comm) {
   if (!requireRunning("MPI_Barrier")) return MPI_ERR_OTHER;
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), "MPI_Barrier");
+  if (c->isInter()) return loom::api::interBarrier(c, nullptr, false, "MPI_Barrier");
   return runCollective(barrierArgs(c, true), nullptr, "MPI_Barrier");
 }
 LOOM_WEAK_ALIAS(MPI_Barrier)
@@ -37,6 +39,7 @@ extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), "MPI_Ibarrier");
   if (!request) return raise(c, errorf(MPI_ERR_ARG, "request is NULL"), "MPI_Ibarrier");
+  if (c->isInter()) return loom::api::interBarrier(c, request, true, "MPI_Ibarrier");
   return runCollective(barrierArgs(c, false), request, "MPI_Ibarrier");
 }
 LOOM_WEAK_ALIAS(MPI_Ibarrier)

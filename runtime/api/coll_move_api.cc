@@ -19,6 +19,7 @@
 #include "api/coll_entry.h"
 #include "api/handles_datatype.h"
 #include "api/large_count.h"
+#include "api/inter_comm.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 
@@ -98,6 +99,8 @@ int entry(const char* fn, MPI_Comm comm, CollMode mode, MPI_Request* request, Co
 
 int bcast(const char* fn, void* buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
           CollMode mode, MPI_Request* req) {
+  if (Comm* ic = loom::api::interOf(comm))
+    return loom::api::interBcast(ic, buf, count, type, root, req, mode, fn);
   return entry(fn, comm, mode, req, Collective::kBcast, [&](CollArgs& a) -> Status {
     LOOM_TRY(checkRoot(root, a.comm));
     LOOM_TRY(checkData(buf, count, type, &a.type));
@@ -114,6 +117,9 @@ int bcast(const char* fn, void* buf, int64_t count, MPI_Datatype type, int root,
 int gather(const char* fn, Collective coll, const void* sbuf, int64_t scount, MPI_Datatype stype,
            void* rbuf, int64_t rcount, CountArray rcounts, CountArray displs, MPI_Datatype rtype,
            int root, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  if (Comm* ic = loom::api::interOf(comm))
+    return loom::api::interGather(ic, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype, root,
+                                  coll == Collective::kGatherv, req, mode, fn);
   return entry(fn, comm, mode, req, coll, [&](CollArgs& a) -> Status {
     LOOM_TRY(checkRoot(root, a.comm));
     const bool isRoot = a.comm->rank() == root;
@@ -155,6 +161,9 @@ int gather(const char* fn, Collective coll, const void* sbuf, int64_t scount, MP
 int scatter(const char* fn, Collective coll, const void* sbuf, int64_t scount, CountArray scounts,
             CountArray displs, MPI_Datatype stype, void* rbuf, int64_t rcount, MPI_Datatype rtype,
             int root, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  if (Comm* ic = loom::api::interOf(comm))
+    return loom::api::interScatter(ic, sbuf, scount, scounts, displs, stype, rbuf, rcount, rtype, root,
+                                   coll == Collective::kScatterv, req, mode, fn);
   return entry(fn, comm, mode, req, coll, [&](CollArgs& a) -> Status {
     LOOM_TRY(checkRoot(root, a.comm));
     const bool isRoot = a.comm->rank() == root;
@@ -197,6 +206,9 @@ int allgather(const char* fn, Collective coll, const void* sbuf, int64_t scount,
               MPI_Datatype stype, void* rbuf, int64_t rcount, CountArray rcounts,
               CountArray displs, MPI_Datatype rtype,
               MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  if (Comm* ic = loom::api::interOf(comm))
+    return loom::api::interAllgather(ic, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype,
+                                     coll == Collective::kAllgatherv, req, mode, fn);
   return entry(fn, comm, mode, req, coll, [&](CollArgs& a) -> Status {
     a.inPlace = sbuf == kInPlace;
     if (!a.inPlace) {
@@ -226,6 +238,9 @@ int allgather(const char* fn, Collective coll, const void* sbuf, int64_t scount,
 
 int alltoall(const char* fn, const void* sbuf, int64_t scount, MPI_Datatype stype, void* rbuf,
              int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  if (Comm* ic = loom::api::interOf(comm))
+    return loom::api::interAlltoall(ic, sbuf, scount, nullptr, nullptr, stype, nullptr, rbuf, rcount,
+                                    nullptr, nullptr, rtype, nullptr, 'a', req, mode, fn);
   return entry(fn, comm, mode, req, Collective::kAlltoall, [&](CollArgs& a) -> Status {
     a.inPlace = sbuf == kInPlace;
     LOOM_TRY(checkData(rbuf, rcount, rtype, &a.recvType));
@@ -244,6 +259,9 @@ int alltoall(const char* fn, const void* sbuf, int64_t scount, MPI_Datatype styp
 int alltoallv(const char* fn, const void* sbuf, CountArray scounts, CountArray sdispls,
               MPI_Datatype stype, void* rbuf, CountArray rcounts, CountArray rdispls,
               MPI_Datatype rtype, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  if (Comm* ic = loom::api::interOf(comm))
+    return loom::api::interAlltoall(ic, sbuf, 0, scounts, sdispls, stype, nullptr, rbuf, 0, rcounts,
+                                    rdispls, rtype, nullptr, 'v', req, mode, fn);
   return entry(fn, comm, mode, req, Collective::kAlltoallv, [&](CollArgs& a) -> Status {
     const int p = a.comm->size();
     a.inPlace = sbuf == kInPlace;
@@ -284,6 +302,9 @@ Status checkTypesW(const void* buf, CountArray counts, CountArray displs,
 int alltoallw(const char* fn, const void* sbuf, CountArray scounts, CountArray sdispls,
               const MPI_Datatype* stypes, void* rbuf, CountArray rcounts, CountArray rdispls,
               const MPI_Datatype* rtypes, MPI_Comm comm, CollMode mode, MPI_Request* req) {
+  if (Comm* ic = loom::api::interOf(comm))
+    return loom::api::interAlltoall(ic, sbuf, 0, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf, 0,
+                                    rcounts, rdispls, MPI_DATATYPE_NULL, rtypes, 'w', req, mode, fn);
   std::vector<Datatype*> st, rt;
   return entry(fn, comm, mode, req, Collective::kAlltoallw, [&](CollArgs& a) -> Status {
     const int p = a.comm->size();

@@ -18,6 +18,7 @@
 #include "api/coll_entry.h"
 #include "api/handles_datatype.h"
 #include "api/large_count.h"
+#include "api/inter_comm.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
 #include "coll/op.h"
@@ -118,6 +119,9 @@ void fillCommon(CollArgs& a, Collective coll, Comm* c, const void* sendbuf, void
 int reduceImpl(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype datatype,
                MPI_Op opHandle, int root, MPI_Comm comm, MPI_Request* request, CollMode mode,
                const char* fn) {
+  if (Comm* ic = loom::api::interOf(comm))
+    return loom::api::interReduce(ic, sendbuf, recvbuf, count, datatype, opHandle, root, request, mode,
+                                  fn);
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
@@ -143,6 +147,11 @@ int reduceImpl(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype d
 int allImpl(Collective coll, const void* sendbuf, void* recvbuf, int64_t count,
             MPI_Datatype datatype, MPI_Op opHandle, MPI_Comm comm, MPI_Request* request,
             CollMode mode, const char* fn) {
+  if (Comm* ic = loom::api::interOf(comm))
+    return coll == Collective::kAllreduce
+               ? loom::api::interAllreduce(ic, sendbuf, recvbuf, count, datatype, opHandle,
+                                           request, mode, fn)
+               : loom::api::interScan(ic, fn);
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
@@ -164,6 +173,9 @@ int allImpl(Collective coll, const void* sendbuf, void* recvbuf, int64_t count,
 int reduceScatterImpl(bool block, const void* sendbuf, void* recvbuf, int64_t recvcount,
                       CountArray recvcounts, MPI_Datatype datatype, MPI_Op opHandle,
                       MPI_Comm comm, MPI_Request* request, CollMode mode, const char* fn) {
+  if (Comm* ic = loom::api::interOf(comm))
+    return loom::api::interReduceScatter(ic, block, sendbuf, recvbuf, recvcount, recvcounts, datatype,
+                                         opHandle, request, mode, fn);
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);

@@ -16,7 +16,9 @@
 
 #include <mpi.h>
 
+#include "api/coll_entry.h"
 #include "core/comm.h"
+#include "core/count_array.h"
 #include "core/status.h"
 
 namespace loom::api {
@@ -44,33 +46,33 @@ int compareInter(Comm* a, Comm* b);
 // Collective entry points on an intercommunicator (inter_coll_api.cc),
 // called by the ordinary entry points once interOf() found one. `nb`: the
 // MPI_I* form, whose `request` must not be null.
-int interBarrier(Comm* c, MPI_Request* request, bool nb, const char* fn);
-int interBcast(Comm* c, void* buf, int count, MPI_Datatype type, int root, MPI_Request* request,
-               bool nb, const char* fn);
+int interBarrier(Comm* c, MPI_Request* request, CollMode mode, const char* fn);
+int interBcast(Comm* c, void* buf, int64_t count, MPI_Datatype type, int root, MPI_Request* request,
+               CollMode mode, const char* fn);
 // Gather and gatherv (`v`: rcounts and displs).
-int interGather(Comm* c, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-                const int* rcounts, const int* displs, MPI_Datatype rtype, int root, bool v,
-                MPI_Request* request, bool nb, const char* fn);
-int interScatter(Comm* c, const void* sbuf, int scount, const int* scounts, const int* displs,
-                 MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, bool v,
-                 MPI_Request* request, bool nb, const char* fn);
-int interAllgather(Comm* c, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
-                   int rcount, const int* rcounts, const int* displs, MPI_Datatype rtype, bool v,
-                   MPI_Request* request, bool nb, const char* fn);
+int interGather(Comm* c, const void* sbuf, int64_t scount, MPI_Datatype stype, void* rbuf, int64_t rcount,
+                CountArray rcounts, CountArray displs, MPI_Datatype rtype, int root, bool v,
+                MPI_Request* request, CollMode mode, const char* fn);
+int interScatter(Comm* c, const void* sbuf, int64_t scount, CountArray scounts, CountArray displs,
+                 MPI_Datatype stype, void* rbuf, int64_t rcount, MPI_Datatype rtype, int root, bool v,
+                 MPI_Request* request, CollMode mode, const char* fn);
+int interAllgather(Comm* c, const void* sbuf, int64_t scount, MPI_Datatype stype, void* rbuf,
+                   int64_t rcount, CountArray rcounts, CountArray displs, MPI_Datatype rtype, bool v,
+                   MPI_Request* request, CollMode mode, const char* fn);
 // Alltoall (form 'a'), alltoallv ('v') and alltoallw ('w').
-int interAlltoall(Comm* c, const void* sbuf, int scount, const int* scounts, const int* sdispls,
-                  MPI_Datatype stype, const MPI_Datatype* stypes, void* rbuf, int rcount,
-                  const int* rcounts, const int* rdispls, MPI_Datatype rtype,
-                  const MPI_Datatype* rtypes, char form, MPI_Request* request, bool nb,
+int interAlltoall(Comm* c, const void* sbuf, int64_t scount, CountArray scounts, CountArray sdispls,
+                  MPI_Datatype stype, const MPI_Datatype* stypes, void* rbuf, int64_t rcount,
+                  CountArray rcounts, CountArray rdispls, MPI_Datatype rtype,
+                  const MPI_Datatype* rtypes, char form, MPI_Request* request, CollMode mode,
                   const char* fn);
-int interReduce(Comm* c, const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
-                int root, MPI_Request* request, bool nb, const char* fn);
-int interAllreduce(Comm* c, const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
-                   MPI_Request* request, bool nb, const char* fn);
+int interReduce(Comm* c, const void* sbuf, void* rbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+                int root, MPI_Request* request, CollMode mode, const char* fn);
+int interAllreduce(Comm* c, const void* sbuf, void* rbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+                   MPI_Request* request, CollMode mode, const char* fn);
 // Reduce_scatter (rcounts) and reduce_scatter_block (`block`, rcount).
-int interReduceScatter(Comm* c, bool block, const void* sbuf, void* rbuf, int rcount,
-                       const int* rcounts, MPI_Datatype type, MPI_Op op, MPI_Request* request,
-                       bool nb, const char* fn);
+int interReduceScatter(Comm* c, bool block, const void* sbuf, void* rbuf, int64_t rcount,
+                       CountArray rcounts, MPI_Datatype type, MPI_Op op, MPI_Request* request,
+                       CollMode mode, const char* fn);
 // Scan and exscan: not defined on intercommunicators (MPI_ERR_COMM).
 int interScan(Comm* c, const char* fn);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/comm.h"
+#include "core/count_array.h"
 #include "core/datatype.h"
 #include "core/status.h"
 
@@ -78,10 +79,10 @@ struct InterCall {
   int64_t scount = 0, rcount = 0;
   Datatype* stype = nullptr;
   Datatype* rtype = nullptr;
-  const int* scounts = nullptr;  // v and w forms
-  const int* sdispls = nullptr;
-  const int* rcounts = nullptr;
-  const int* rdispls = nullptr;
+  CountArray scounts = nullptr;  // v and w forms
+  CountArray sdispls = nullptr;
+  CountArray rcounts = nullptr;
+  CountArray rdispls = nullptr;
   std::vector<Datatype*> stypes, rtypes;  // w form, one per remote rank
   coll::Op* op = nullptr;
   int root = 0;

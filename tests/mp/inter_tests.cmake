@@ -3,7 +3,7 @@
 # rooted cases MPI_ROOT / MPI_PROC_NULL (inter_coll). Two sides need two
 # ranks; the singleton and 1-rank runs check the wrong-argument paths only.
 # Included by tests/mp/CMakeLists.txt.
-foreach(prog inter_comm)
+foreach(prog inter_comm inter_coll)
   loom_mp_program(mp_${prog} progs/${prog}.c)
   loom_mp_test(mp.${prog}.singleton TIMEOUT 60
                COMMAND --stdout-count "^${prog}: rank 0: [0-9]+ checks passed$=1"
