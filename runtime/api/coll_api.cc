@@ -29,7 +29,7 @@ extern "C" int PMPI_Barrier(MPI_Comm comm) {
   if (!requireRunning("MPI_Barrier")) return MPI_ERR_OTHER;
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), "MPI_Barrier");
-  if (c->isInter()) return loom::api::interBarrier(c, nullptr, false, "MPI_Barrier");
+  if (c->isInter()) return loom::api::interBarrier(c, nullptr, loom::api::CollMode::kBlocking, "MPI_Barrier");
   return runCollective(barrierArgs(c, true), nullptr, "MPI_Barrier");
 }
 LOOM_WEAK_ALIAS(MPI_Barrier)
@@ -39,7 +39,7 @@ extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), "MPI_Ibarrier");
   if (!request) return raise(c, errorf(MPI_ERR_ARG, "request is NULL"), "MPI_Ibarrier");
-  if (c->isInter()) return loom::api::interBarrier(c, request, true, "MPI_Ibarrier");
+  if (c->isInter()) return loom::api::interBarrier(c, request, loom::api::CollMode::kNonblocking, "MPI_Ibarrier");
   return runCollective(barrierArgs(c, false), request, "MPI_Ibarrier");
 }
 LOOM_WEAK_ALIAS(MPI_Ibarrier)

@@ -85,7 +85,7 @@ InterHold* hold(const InterCall& a) {
 
 // Remote rank j's block of a buffer: displacement in elements (v forms,
 // or j * count), or in bytes (w form).
-const char* blockAt(const void* buf, const int* displs, int j, int64_t count, const Datatype* t) {
+const char* blockAt(const void* buf, CountArray displs, int j, int64_t count, const Datatype* t) {
   return elemAt(buf, displs ? displs[j] : j * count, t);
 }
 

@@ -45,7 +45,7 @@ Status dataOf(const void* buf, int64_t count, MPI_Datatype h, Datatype** out) {
 
 // Per-remote-rank counts with a displacement array, the buffer checked for
 // each.
-Status countsOf(const void* buf, const int* counts, CountArray displs, MPI_Datatype h, int m,
+Status countsOf(const void* buf, CountArray counts, CountArray displs, MPI_Datatype h, int m,
                 Datatype** out) {
   if (!counts || !displs) return errorf(MPI_ERR_ARG, "a count or displacement array is NULL");
   LOOM_TRY(typeOf(h, out));
@@ -94,7 +94,7 @@ InterCall callOn(Comm* c, Collective coll) {
 int interBarrier(Comm* c, MPI_Request* request, CollMode mode, const char* fn) {
   InterCall a = callOn(c, Collective::kBarrier);
   a.stype = toDatatype(MPI_BYTE);
-  return go(Status::ok(), a, request, nb, fn);
+  return go(Status::ok(), a, request, mode, fn);
 }
 
 int interBcast(Comm* c, void* buf, int64_t count, MPI_Datatype type, int root, MPI_Request* request,
@@ -106,7 +106,7 @@ int interBcast(Comm* c, void* buf, int64_t count, MPI_Datatype type, int root, M
   a.sbuf = a.rbuf = buf;
   a.scount = a.rcount = count;
   a.root = root;
-  return go(st, a, request, nb, fn);
+  return go(st, a, request, mode, fn);
 }
 
 int interGather(Comm* c, const void* sbuf, int64_t scount, MPI_Datatype stype, void* rbuf,
@@ -130,7 +130,7 @@ int interGather(Comm* c, const void* sbuf, int64_t scount, MPI_Datatype stype, v
   a.scount = scount;
   a.rbuf = rbuf;
   a.root = root;
-  return go(st, a, request, nb, fn);
+  return go(st, a, request, mode, fn);
 }
 
 int interScatter(Comm* c, const void* sbuf, int64_t scount, CountArray scounts, CountArray displs,
@@ -154,7 +154,7 @@ int interScatter(Comm* c, const void* sbuf, int64_t scount, CountArray scounts, 
   a.rbuf = rbuf;
   a.rcount = rcount;
   a.root = root;
-  return go(st, a, request, nb, fn);
+  return go(st, a, request, mode, fn);
 }
 
 int interAllgather(Comm* c, const void* sbuf, int64_t scount, MPI_Datatype stype, void* rbuf,
@@ -171,7 +171,7 @@ int interAllgather(Comm* c, const void* sbuf, int64_t scount, MPI_Datatype stype
   a.rcount = rcount;
   a.rcounts = v ? rcounts : nullptr;
   a.rdispls = v ? displs : nullptr;
-  return go(st, a, request, nb, fn);
+  return go(st, a, request, mode, fn);
 }
 
 int interAlltoall(Comm* c, const void* sbuf, int64_t scount, CountArray scounts, CountArray sdispls,
@@ -211,13 +211,13 @@ int interAlltoall(Comm* c, const void* sbuf, int64_t scount, CountArray scounts,
     a.rcounts = rcounts;
     a.rdispls = rdispls;
   }
-  return go(st, a, request, nb, fn);
+  return go(st, a, request, mode, fn);
 }
 
 int interReduce(Comm* c, const void* sbuf, void* rbuf, int64_t count, MPI_Datatype type, MPI_Op op,
                 int root, MPI_Request* request, CollMode mode, const char* fn) {
   InterCall a = callOn(c, Collective::kReduce);
-  Status st = count < 0 ? errorf(MPI_ERR_COUNT, "count=%d < 0", count) : typeOf(type, &a.stype);
+  Status st = count < 0 ? errorf(MPI_ERR_COUNT, "count=%lld < 0", static_cast<long long>(count)) : typeOf(type, &a.stype);
   if (st.isOk()) st = opOf(op, a.stype, &a.op);
   if (st.isOk()) st = rootOf(c, root);
   if (st.isOk() && root == MPI_ROOT) st = dataOf(rbuf, count, type, &a.stype);
@@ -226,7 +226,7 @@ int interReduce(Comm* c, const void* sbuf, void* rbuf, int64_t count, MPI_Dataty
   a.rbuf = rbuf;
   a.scount = count;
   a.root = root;
-  return go(st, a, request, nb, fn);
+  return go(st, a, request, mode, fn);
 }
 
 int interAllreduce(Comm* c, const void* sbuf, void* rbuf, int64_t count, MPI_Datatype type, MPI_Op op,
@@ -238,7 +238,7 @@ int interAllreduce(Comm* c, const void* sbuf, void* rbuf, int64_t count, MPI_Dat
   a.sbuf = sbuf;
   a.rbuf = rbuf;
   a.scount = count;
-  return go(st, a, request, nb, fn);
+  return go(st, a, request, mode, fn);
 }
 
 int interReduceScatter(Comm* c, bool block, const void* sbuf, void* rbuf, int64_t rcount,
@@ -249,7 +249,7 @@ int interReduceScatter(Comm* c, bool block, const void* sbuf, void* rbuf, int64_
   Status st;
   int64_t total = 0;
   if (block) {
-    if (rcount < 0) st = errorf(MPI_ERR_COUNT, "recvcount=%d < 0", rcount);
+    if (rcount < 0) st = errorf(MPI_ERR_COUNT, "recvcount=%lld < 0", static_cast<long long>(rcount));
     total = static_cast<int64_t>(rcount) * n;
     a.rcount = rcount;
     a.offset = static_cast<int64_t>(rcount) * me;
@@ -257,7 +257,8 @@ int interReduceScatter(Comm* c, bool block, const void* sbuf, void* rbuf, int64_
     st = errorf(MPI_ERR_ARG, "recvcounts is NULL");
   } else {
     for (int i = 0; i < n && st.isOk(); ++i) {
-      if (rcounts[i] < 0) st = errorf(MPI_ERR_COUNT, "recvcounts[%d]=%d < 0", i, rcounts[i]);
+      if (rcounts[i] < 0) st = errorf(MPI_ERR_COUNT, "recvcounts[%d]=%lld < 0", i,
+                                      static_cast<long long>(rcounts[i]));
       if (i < me) a.offset += rcounts[i];
       total += rcounts[i];
     }
@@ -269,7 +270,7 @@ int interReduceScatter(Comm* c, bool block, const void* sbuf, void* rbuf, int64_
   a.sbuf = sbuf;
   a.rbuf = rbuf;
   a.scount = total;
-  return go(st, a, request, nb, fn);
+  return go(st, a, request, mode, fn);
 }
 
 int interScan(Comm* c, const char* fn) {

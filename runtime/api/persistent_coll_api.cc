@@ -150,6 +150,9 @@ extern "C" int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* requ
   Comm* c = loom::api::toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
   if (!request) return raise(c, errorf(MPI_ERR_ARG, "request is NULL"), fn);
+  if (c->isInter())
+    return raise(c, errorf(MPI_ERR_UNSUPPORTED_OPERATION, "persistent collectives on "
+                           "intercommunicators are not implemented yet"), fn);
   CollArgs a;
   a.coll = Collective::kBarrier;
   a.comm = c;
