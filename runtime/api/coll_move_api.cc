@@ -118,8 +118,8 @@ int gather(const char* fn, Collective coll, const void* sbuf, int64_t scount, MP
            void* rbuf, int64_t rcount, CountArray rcounts, CountArray displs, MPI_Datatype rtype,
            int root, MPI_Comm comm, CollMode mode, MPI_Request* req) {
   if (Comm* ic = loom::api::interOf(comm))
-    return loom::api::interGather(ic, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype, root,
-                                  coll == Collective::kGatherv, req, mode, fn);
+    return loom::api::interGather(ic, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype,
+                                  root, coll == Collective::kGatherv, req, mode, fn);
   return entry(fn, comm, mode, req, coll, [&](CollArgs& a) -> Status {
     LOOM_TRY(checkRoot(root, a.comm));
     const bool isRoot = a.comm->rank() == root;
@@ -147,7 +147,8 @@ int gather(const char* fn, Collective coll, const void* sbuf, int64_t scount, MP
     if (coll == Collective::kGatherv) {
       size_t m = blockBytes(a.count, a.type);
       if (isRoot)
-        for (int i = 0; i < a.comm->size(); ++i) m = std::max(m, blockBytes(rcounts[i], a.recvType));
+        for (int i = 0; i < a.comm->size(); ++i)
+          m = std::max(m, blockBytes(rcounts[i], a.recvType));
       a.bytes = m;
     } else {
       a.bytes = isRoot ? blockBytes(rcount, a.recvType) : blockBytes(scount, a.type);
@@ -162,8 +163,8 @@ int scatter(const char* fn, Collective coll, const void* sbuf, int64_t scount, C
             CountArray displs, MPI_Datatype stype, void* rbuf, int64_t rcount, MPI_Datatype rtype,
             int root, MPI_Comm comm, CollMode mode, MPI_Request* req) {
   if (Comm* ic = loom::api::interOf(comm))
-    return loom::api::interScatter(ic, sbuf, scount, scounts, displs, stype, rbuf, rcount, rtype, root,
-                                   coll == Collective::kScatterv, req, mode, fn);
+    return loom::api::interScatter(ic, sbuf, scount, scounts, displs, stype, rbuf, rcount, rtype,
+                                   root, coll == Collective::kScatterv, req, mode, fn);
   return entry(fn, comm, mode, req, coll, [&](CollArgs& a) -> Status {
     LOOM_TRY(checkRoot(root, a.comm));
     const bool isRoot = a.comm->rank() == root;
@@ -239,8 +240,8 @@ int allgather(const char* fn, Collective coll, const void* sbuf, int64_t scount,
 int alltoall(const char* fn, const void* sbuf, int64_t scount, MPI_Datatype stype, void* rbuf,
              int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, CollMode mode, MPI_Request* req) {
   if (Comm* ic = loom::api::interOf(comm))
-    return loom::api::interAlltoall(ic, sbuf, scount, nullptr, nullptr, stype, nullptr, rbuf, rcount,
-                                    nullptr, nullptr, rtype, nullptr, 'a', req, mode, fn);
+    return loom::api::interAlltoall(ic, sbuf, scount, nullptr, nullptr, stype, nullptr, rbuf,
+                                    rcount, nullptr, nullptr, rtype, nullptr, 'a', req, mode, fn);
   return entry(fn, comm, mode, req, Collective::kAlltoall, [&](CollArgs& a) -> Status {
     a.inPlace = sbuf == kInPlace;
     LOOM_TRY(checkData(rbuf, rcount, rtype, &a.recvType));
@@ -303,8 +304,9 @@ int alltoallw(const char* fn, const void* sbuf, CountArray scounts, CountArray s
               const MPI_Datatype* stypes, void* rbuf, CountArray rcounts, CountArray rdispls,
               const MPI_Datatype* rtypes, MPI_Comm comm, CollMode mode, MPI_Request* req) {
   if (Comm* ic = loom::api::interOf(comm))
-    return loom::api::interAlltoall(ic, sbuf, 0, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf, 0,
-                                    rcounts, rdispls, MPI_DATATYPE_NULL, rtypes, 'w', req, mode, fn);
+    return loom::api::interAlltoall(ic, sbuf, 0, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf,
+                                    0, rcounts, rdispls, MPI_DATATYPE_NULL, rtypes, 'w', req, mode,
+                                    fn);
   std::vector<Datatype*> st, rt;
   return entry(fn, comm, mode, req, Collective::kAlltoallw, [&](CollArgs& a) -> Status {
     const int p = a.comm->size();
@@ -383,7 +385,8 @@ extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int ro
 LOOM_WEAK_ALIAS(MPI_Bcast)
 LOOM_LARGE_COUNT(Bcast,
                  (void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm),
-                 bcast("MPI_Bcast_c", buffer, count, datatype, root, comm, CollMode::kBlocking, nullptr))
+                 bcast("MPI_Bcast_c", buffer, count, datatype, root, comm, CollMode::kBlocking,
+                       nullptr))
 
 extern "C" int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root,
                            MPI_Comm comm, MPI_Request* request) {
@@ -394,7 +397,8 @@ LOOM_WEAK_ALIAS(MPI_Ibcast)
 LOOM_LARGE_COUNT(Ibcast,
                  (void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                   MPI_Request* request),
-                 bcast("MPI_Ibcast_c", buffer, count, datatype, root, comm, CollMode::kNonblocking, request))
+                 bcast("MPI_Ibcast_c", buffer, count, datatype, root, comm, CollMode::kNonblocking,
+                       request))
 
 extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                            void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -407,7 +411,8 @@ LOOM_LARGE_COUNT(Gather,
                  (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
                  gather("MPI_Gather_c", Collective::kGather, sendbuf, sendcount, sendtype, recvbuf,
-                        recvcount, nullptr, nullptr, recvtype, root, comm, CollMode::kBlocking, nullptr))
+                        recvcount, nullptr, nullptr, recvtype, root, comm, CollMode::kBlocking,
+                        nullptr))
 
 extern "C" int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -422,7 +427,8 @@ LOOM_LARGE_COUNT(Igather,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request* request),
                  gather("MPI_Igather_c", Collective::kGather, sendbuf, sendcount, sendtype, recvbuf,
-                        recvcount, nullptr, nullptr, recvtype, root, comm, CollMode::kNonblocking, request))
+                        recvcount, nullptr, nullptr, recvtype, root, comm, CollMode::kNonblocking,
+                        request))
 
 extern "C" int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, const int recvcounts[], const int displs[],
@@ -436,7 +442,8 @@ LOOM_LARGE_COUNT(Gatherv,
                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                   int root, MPI_Comm comm),
                  gather("MPI_Gatherv_c", Collective::kGatherv, sendbuf, sendcount, sendtype,
-                        recvbuf, 0, recvcounts, displs, recvtype, root, comm, CollMode::kBlocking, nullptr))
+                        recvbuf, 0, recvcounts, displs, recvtype, root, comm, CollMode::kBlocking,
+                        nullptr))
 
 extern "C" int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int displs[],
@@ -452,7 +459,8 @@ LOOM_LARGE_COUNT(Igatherv,
                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                   int root, MPI_Comm comm, MPI_Request* request),
                  gather("MPI_Igatherv_c", Collective::kGatherv, sendbuf, sendcount, sendtype,
-                        recvbuf, 0, recvcounts, displs, recvtype, root, comm, CollMode::kNonblocking, request))
+                        recvbuf, 0, recvcounts, displs, recvtype, root, comm,
+                        CollMode::kNonblocking, request))
 
 extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -465,7 +473,8 @@ LOOM_LARGE_COUNT(Scatter,
                  (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
                  scatter("MPI_Scatter_c", Collective::kScatter, sendbuf, sendcount, nullptr,
-                         nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, CollMode::kBlocking, nullptr))
+                         nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                         CollMode::kBlocking, nullptr))
 
 extern "C" int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -480,7 +489,8 @@ LOOM_LARGE_COUNT(Iscatter,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request* request),
                  scatter("MPI_Iscatter_c", Collective::kScatter, sendbuf, sendcount, nullptr,
-                         nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, CollMode::kNonblocking, request))
+                         nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                         CollMode::kNonblocking, request))
 
 extern "C" int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                              MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -494,7 +504,8 @@ LOOM_LARGE_COUNT(Scatterv,
                   MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm),
                  scatter("MPI_Scatterv_c", Collective::kScatterv, sendbuf, 0, sendcounts, displs,
-                         sendtype, recvbuf, recvcount, recvtype, root, comm, CollMode::kBlocking, nullptr))
+                         sendtype, recvbuf, recvcount, recvtype, root, comm, CollMode::kBlocking,
+                         nullptr))
 
 extern "C" int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                               MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -510,7 +521,8 @@ LOOM_LARGE_COUNT(Iscatterv,
                   MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm, MPI_Request* request),
                  scatter("MPI_Iscatterv_c", Collective::kScatterv, sendbuf, 0, sendcounts, displs,
-                         sendtype, recvbuf, recvcount, recvtype, root, comm, CollMode::kNonblocking, request))
+                         sendtype, recvbuf, recvcount, recvtype, root, comm, CollMode::kNonblocking,
+                         request))
 
 extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                               void* recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -523,7 +535,8 @@ LOOM_LARGE_COUNT(Allgather,
                  (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
                  allgather("MPI_Allgather_c", Collective::kAllgather, sendbuf, sendcount, sendtype,
-                           recvbuf, recvcount, nullptr, nullptr, recvtype, comm, CollMode::kBlocking, nullptr))
+                           recvbuf, recvcount, nullptr, nullptr, recvtype, comm,
+                           CollMode::kBlocking, nullptr))
 
 extern "C" int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                void* recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -537,7 +550,8 @@ LOOM_LARGE_COUNT(Iallgather,
                  (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request),
                  allgather("MPI_Iallgather_c", Collective::kAllgather, sendbuf, sendcount, sendtype,
-                           recvbuf, recvcount, nullptr, nullptr, recvtype, comm, CollMode::kNonblocking, request))
+                           recvbuf, recvcount, nullptr, nullptr, recvtype, comm,
+                           CollMode::kNonblocking, request))
 
 extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                void* recvbuf, const int recvcounts[], const int displs[],
@@ -551,7 +565,8 @@ LOOM_LARGE_COUNT(Allgatherv,
                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                   MPI_Comm comm),
                  allgather("MPI_Allgatherv_c", Collective::kAllgatherv, sendbuf, sendcount,
-                           sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, CollMode::kBlocking, nullptr))
+                           sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm,
+                           CollMode::kBlocking, nullptr))
 
 extern "C" int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                 void* recvbuf, const int recvcounts[], const int displs[],
@@ -566,7 +581,8 @@ LOOM_LARGE_COUNT(Iallgatherv,
                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                   MPI_Comm comm, MPI_Request* request),
                  allgather("MPI_Iallgatherv_c", Collective::kAllgatherv, sendbuf, sendcount,
-                           sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, CollMode::kNonblocking, request))
+                           sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm,
+                           CollMode::kNonblocking, request))
 
 extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {

@@ -120,8 +120,8 @@ int reduceImpl(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype d
                MPI_Op opHandle, int root, MPI_Comm comm, MPI_Request* request, CollMode mode,
                const char* fn) {
   if (Comm* ic = loom::api::interOf(comm))
-    return loom::api::interReduce(ic, sendbuf, recvbuf, count, datatype, opHandle, root, request, mode,
-                                  fn);
+    return loom::api::interReduce(ic, sendbuf, recvbuf, count, datatype, opHandle, root, request,
+                                  mode, fn);
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
@@ -174,8 +174,8 @@ int reduceScatterImpl(bool block, const void* sendbuf, void* recvbuf, int64_t re
                       CountArray recvcounts, MPI_Datatype datatype, MPI_Op opHandle,
                       MPI_Comm comm, MPI_Request* request, CollMode mode, const char* fn) {
   if (Comm* ic = loom::api::interOf(comm))
-    return loom::api::interReduceScatter(ic, block, sendbuf, recvbuf, recvcount, recvcounts, datatype,
-                                         opHandle, request, mode, fn);
+    return loom::api::interReduceScatter(ic, block, sendbuf, recvbuf, recvcount, recvcounts,
+                                         datatype, opHandle, request, mode, fn);
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
@@ -248,8 +248,8 @@ LOOM_WEAK_ALIAS(MPI_Reduce)
 LOOM_LARGE_COUNT(Reduce,
                  (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm),
-                 reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr, CollMode::kBlocking,
-                            "MPI_Reduce_c"))
+                 reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr,
+                            CollMode::kBlocking, "MPI_Reduce_c"))
 
 extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
@@ -260,8 +260,8 @@ LOOM_WEAK_ALIAS(MPI_Ireduce)
 LOOM_LARGE_COUNT(Ireduce,
                  (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm, MPI_Request* request),
-                 reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, request, CollMode::kNonblocking,
-                            "MPI_Ireduce_c"))
+                 reduceImpl(sendbuf, recvbuf, count, datatype, op, root, comm, request,
+                            CollMode::kNonblocking, "MPI_Ireduce_c"))
 
 extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {

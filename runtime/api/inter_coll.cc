@@ -38,8 +38,8 @@ namespace loom::api {
 namespace {
 
 using coll::Collective;
-using coll::Schedule;
 using coll::elemAt;
+using coll::Schedule;
 
 // References a pending nonblocking call holds (Request::owner).
 struct InterHold {
@@ -106,7 +106,8 @@ void gatherReduce(Schedule& s, const InterCall& a, int64_t count, int64_t off, i
   s.local([in = std::move(in), t, op, off, n, out] {
     const int last = static_cast<int>(in.size()) - 1;
     coll::copyLike(elemAt(in[last], off, t), out, n, t);
-    for (int j = last - 1; j >= 0; --j) (void)coll::reduceLocal(elemAt(in[j], off, t), out, n, t, op);
+    for (int j = last - 1; j >= 0; --j)
+      (void)coll::reduceLocal(elemAt(in[j], off, t), out, n, t, op);
   });
 }
 

@@ -134,8 +134,8 @@ int interGather(Comm* c, const void* sbuf, int64_t scount, MPI_Datatype stype, v
 }
 
 int interScatter(Comm* c, const void* sbuf, int64_t scount, CountArray scounts, CountArray displs,
-                 MPI_Datatype stype, void* rbuf, int64_t rcount, MPI_Datatype rtype, int root, bool v,
-                 MPI_Request* request, CollMode mode, const char* fn) {
+                 MPI_Datatype stype, void* rbuf, int64_t rcount, MPI_Datatype rtype, int root,
+                 bool v, MPI_Request* request, CollMode mode, const char* fn) {
   InterCall a = callOn(c, v ? Collective::kScatterv : Collective::kScatter);
   Status st = rootOf(c, root);
   if (st.isOk() && root == MPI_ROOT) {
@@ -158,8 +158,8 @@ int interScatter(Comm* c, const void* sbuf, int64_t scount, CountArray scounts, 
 }
 
 int interAllgather(Comm* c, const void* sbuf, int64_t scount, MPI_Datatype stype, void* rbuf,
-                   int64_t rcount, CountArray rcounts, CountArray displs, MPI_Datatype rtype, bool v,
-                   MPI_Request* request, CollMode mode, const char* fn) {
+                   int64_t rcount, CountArray rcounts, CountArray displs, MPI_Datatype rtype,
+                   bool v, MPI_Request* request, CollMode mode, const char* fn) {
   InterCall a = callOn(c, v ? Collective::kAllgatherv : Collective::kAllgather);
   Status st = dataOf(sbuf, scount, stype, &a.stype);
   if (st.isOk())
@@ -217,7 +217,8 @@ int interAlltoall(Comm* c, const void* sbuf, int64_t scount, CountArray scounts,
 int interReduce(Comm* c, const void* sbuf, void* rbuf, int64_t count, MPI_Datatype type, MPI_Op op,
                 int root, MPI_Request* request, CollMode mode, const char* fn) {
   InterCall a = callOn(c, Collective::kReduce);
-  Status st = count < 0 ? errorf(MPI_ERR_COUNT, "count=%lld < 0", static_cast<long long>(count)) : typeOf(type, &a.stype);
+  Status st = count < 0 ? errorf(MPI_ERR_COUNT, "count=%lld < 0", static_cast<long long>(count))
+                        : typeOf(type, &a.stype);
   if (st.isOk()) st = opOf(op, a.stype, &a.op);
   if (st.isOk()) st = rootOf(c, root);
   if (st.isOk() && root == MPI_ROOT) st = dataOf(rbuf, count, type, &a.stype);
@@ -229,8 +230,8 @@ int interReduce(Comm* c, const void* sbuf, void* rbuf, int64_t count, MPI_Dataty
   return go(st, a, request, mode, fn);
 }
 
-int interAllreduce(Comm* c, const void* sbuf, void* rbuf, int64_t count, MPI_Datatype type, MPI_Op op,
-                   MPI_Request* request, CollMode mode, const char* fn) {
+int interAllreduce(Comm* c, const void* sbuf, void* rbuf, int64_t count, MPI_Datatype type,
+                   MPI_Op op, MPI_Request* request, CollMode mode, const char* fn) {
   InterCall a = callOn(c, Collective::kAllreduce);
   Status st = dataOf(sbuf, count, type, &a.stype);
   if (st.isOk()) st = opOf(op, a.stype, &a.op);
@@ -249,7 +250,8 @@ int interReduceScatter(Comm* c, bool block, const void* sbuf, void* rbuf, int64_
   Status st;
   int64_t total = 0;
   if (block) {
-    if (rcount < 0) st = errorf(MPI_ERR_COUNT, "recvcount=%lld < 0", static_cast<long long>(rcount));
+    if (rcount < 0)
+      st = errorf(MPI_ERR_COUNT, "recvcount=%lld < 0", static_cast<long long>(rcount));
     total = static_cast<int64_t>(rcount) * n;
     a.rcount = rcount;
     a.offset = static_cast<int64_t>(rcount) * me;

@@ -15,12 +15,13 @@
 // context of its own, agreed over the local side only): the next
 // constructor on the intercommunicator (dup, split, create, merge) runs its
 // local steps there, never on a communicator the user holds.
+#include "api/inter_comm.h"
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "api/comm_internal.h"
-#include "api/inter_comm.h"
 #include "api/inter_internal.h"
 #include "api/runtime.h"
 #include "core/datatype.h"
@@ -45,7 +46,8 @@ Status finish(Request* r, const char* what) {
   progress::waitUntil([r] { return r->complete; });
   int err = r->statusError;
   Request::release(r);
-  if (err != MPI_SUCCESS) return errorf(err, "internal %s of an intercommunicator constructor failed", what);
+  if (err != MPI_SUCCESS)
+    return errorf(err, "internal %s of an intercommunicator constructor failed", what);
   return Status::ok();
 }
 

@@ -35,7 +35,9 @@ int badComm(const char* fn) {
 // channel with the user's tag in a range no collective and no internal
 // helper uses (they stay below 2^23), so pending user messages on peer_comm
 // are never taken for the leaders' and vice versa.
-int leaderTag(int tag) { return 0x40000000 | tag; }
+int leaderTag(int tag) {
+  return 0x40000000 | tag;
+}
 
 // MPI_Intercomm_create_from_groups' leaders have no communicator in
 // common: they meet on the reserved context of MPI_Comm_create_from_group
@@ -53,7 +55,8 @@ Comm* jobWideComm() {
 
 int stringTag(const char* s, size_t n) {
   uint64_t h = 0xcbf29ce484222325ull;
-  for (const char* p = "loom-inter:"; *p; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 0x100000001b3ull;
+  for (const char* p = "loom-inter:"; *p; ++p)
+    h = (h ^ static_cast<unsigned char>(*p)) * 0x100000001b3ull;
   for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(s[i])) * 0x100000001b3ull;
   return 0x40000000 | static_cast<int>(h % 0x3fffffffu);
 }
@@ -88,8 +91,8 @@ extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_
       atLeader = errorf(MPI_ERR_RANK, "remote_leader = %d is not a rank of peer_comm (size %d)",
                         remote_leader, peer->peerSize());
     else if (peer->worldRank(remote_leader) == rt().proc.rank)
-      atLeader = errorf(MPI_ERR_RANK, "remote_leader = %d is the local leader itself",
-                        remote_leader);
+      atLeader =
+          errorf(MPI_ERR_RANK, "remote_leader = %d is the local leader itself", remote_leader);
     else if (!loom::api::validSendTag(tag))
       atLeader = errorf(MPI_ERR_TAG, "tag = %d is not in [0, %d]", tag, loom::kTagUb);
   }
@@ -137,14 +140,13 @@ extern "C" int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int loca
     return raise(&standIn, errorf(MPI_ERR_ARG, "stringtag or newintercomm is NULL"), fn);
   const size_t len = strnlen(stringtag, MPI_MAX_STRINGTAG_LEN);
   if (len >= MPI_MAX_STRINGTAG_LEN)
-    return raise(&standIn,
-                 errorf(MPI_ERR_ARG, "stringtag is longer than %d characters",
-                        MPI_MAX_STRINGTAG_LEN - 1),
-                 fn);
+    return raise(
+        &standIn,
+        errorf(MPI_ERR_ARG, "stringtag is longer than %d characters", MPI_MAX_STRINGTAG_LEN - 1),
+        fn);
   const int me = lg->rankOf(rt().proc.rank);
   if (me == MPI_UNDEFINED)
-    return raise(&standIn, errorf(MPI_ERR_GROUP, "the calling process is not in local_group"),
-                 fn);
+    return raise(&standIn, errorf(MPI_ERR_GROUP, "the calling process is not in local_group"), fn);
   if (local_leader < 0 || local_leader >= lg->size())
     return raise(&standIn,
                  errorf(MPI_ERR_RANK, "local_leader = %d is not a rank of local_group (size %d)",
@@ -157,8 +159,9 @@ extern "C" int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int loca
                  fn);
   if (rg->rankOf(rt().proc.rank) != MPI_UNDEFINED)
     return raise(&standIn,
-                 errorf(MPI_ERR_GROUP, "the calling process is in both local_group and "
-                                       "remote_group"),
+                 errorf(MPI_ERR_GROUP,
+                        "the calling process is in both local_group and "
+                        "remote_group"),
                  fn);
   loom::InfoEntries hints;
   if (info != MPI_INFO_NULL) {
@@ -167,8 +170,8 @@ extern "C" int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int loca
     hints = i->entries();
   }
   MPI_Comm lc = MPI_COMM_NULL;
-  int rc = PMPI_Comm_create_from_group(local_group, stringtag, MPI_INFO_NULL, MPI_ERRORS_RETURN,
-                                       &lc);
+  int rc =
+      PMPI_Comm_create_from_group(local_group, stringtag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &lc);
   if (rc != MPI_SUCCESS)
     return raise(&standIn, errorf(rc, "the local group's communicator could not be built"), fn);
   Comm* hidden = toComm(lc);
@@ -199,13 +202,12 @@ extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newi
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* c = toComm(intercomm);
   if (!c) return badComm(fn);
-  if (!c->isInter())
-    return raise(c, errorf(MPI_ERR_COMM, "intercomm is an intracommunicator"), fn);
+  if (!c->isInter()) return raise(c, errorf(MPI_ERR_COMM, "intercomm is an intracommunicator"), fn);
   if (!newintracomm) return raise(c, errorf(MPI_ERR_ARG, "newintracomm is NULL"), fn);
   const int mine = high ? 1 : 0;
   Joined j;
-  Status st = loom::api::joinSides(c->localComm(), 0,
-                                   LeaderLink{c, 0, loom::api::kTagInterLeaders}, mine, &j);
+  Status st = loom::api::joinSides(c->localComm(), 0, LeaderLink{c, 0, loom::api::kTagInterLeaders},
+                                   mine, &j);
   if (!st.isOk()) return raise(c, st, fn);
   const std::vector<int>& ours = c->group()->jobRanks();
   const bool oursFirst = mine != j.remoteHigh ? !mine : ours[0] < j.remote[0];

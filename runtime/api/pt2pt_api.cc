@@ -99,8 +99,10 @@ inline bool quickCheck(const void* buf, int64_t count, MPI_Datatype datatype, in
   Datatype* t = loom::api::toDatatype(datatype);
   // checkData's success is an int and a null pointer: nothing is built.
   const bool ok = loom::api::checkData(buf, count, t).isOk() &&
-                  (kSend ? loom::api::validSendRank(peer, c->peerSize()) && loom::api::validSendTag(tag)
-                         : loom::api::validRecvRank(peer, c->peerSize()) && loom::api::validRecvTag(tag));
+                  (kSend ? loom::api::validSendRank(peer, c->peerSize()) &&
+                               loom::api::validSendTag(tag)
+                         : loom::api::validRecvRank(peer, c->peerSize()) &&
+                               loom::api::validRecvTag(tag));
   if (!ok) return false;
   out->comm = c;
   out->type = t;
