@@ -179,9 +179,9 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
   Comm* parent = toComm(comm);
   if (!parent) return badComm(fn);
   if (!newcomm) return raise(parent, errorf(MPI_ERR_ARG, "newcomm is NULL"), fn);
-  if (parent->isInter())
-    return raise(parent, errorf(MPI_ERR_COMM, "comm is an intercommunicator"), fn);
-  const int node = rt().locality[parent->worldRank(parent->rank())].nodeId;
+  // This process's node (rt().proc.rank is its job rank: on an
+  // intercommunicator worldRank() names the remote group).
+  const int node = rt().locality[rt().proc.rank].nodeId;
   int color;
   switch (split_type) {
     case MPI_COMM_TYPE_SHARED:
@@ -204,6 +204,13 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
     default:
       return raise(parent, errorf(MPI_ERR_ARG, "split_type = %d is not a split type", split_type),
                    fn);
+  }
+  if (parent->isInter()) {  // an intercommunicator of the local pieces, as split makes
+    Comm* c = nullptr;
+    Status st = loom::api::splitInter(parent, color, key, &c);
+    if (!st.isOk()) return raise(parent, st, fn);
+    *newcomm = loom::api::toHandle(c);
+    return MPI_SUCCESS;
   }
   return splitComm(parent, color, key, newcomm, fn);
 }
@@ -308,11 +315,13 @@ LOOM_WEAK_ALIAS(MPI_Comm_set_name)
 extern "C" int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
   static const char* fn = "MPI_Comm_get_name";
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
-  Comm* c = toComm(comm);
-  if (!c) return badComm(fn);
+  // The null handle has a name too (MPI 4.1: "MPI_COMM_NULL").
+  Comm* c = comm == MPI_COMM_NULL ? nullptr : toComm(comm);
+  if (!c && comm != MPI_COMM_NULL) return badComm(fn);
   if (!comm_name || !resultlen)
     return raise(c, errorf(MPI_ERR_ARG, "comm_name or resultlen is NULL"), fn);
-  const std::string& n = c->name();
+  static const std::string kNull = "MPI_COMM_NULL";
+  const std::string& n = c ? c->name() : kNull;
   std::memcpy(comm_name, n.c_str(), n.size() + 1);
   *resultlen = static_cast<int>(n.size());
   return MPI_SUCCESS;

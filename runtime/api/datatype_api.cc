@@ -464,6 +464,13 @@ extern "C" int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* tru
 LOOM_WEAK_ALIAS(MPI_Type_get_true_extent_c)
 
 extern "C" int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
+  // The null handle has a name too (MPI 4.1: "MPI_DATATYPE_NULL").
+  if (datatype == MPI_DATATYPE_NULL && type_name && resultlen &&
+      loom::api::requireRunning("MPI_Type_get_name")) {
+    std::strcpy(type_name, "MPI_DATATYPE_NULL");
+    *resultlen = static_cast<int>(std::strlen(type_name));
+    return MPI_SUCCESS;
+  }
   return query("MPI_Type_get_name", datatype, type_name, resultlen, [&](Datatype* t) {
     size_t n = std::min<size_t>(t->name().size(), MPI_MAX_OBJECT_NAME - 1);
     std::memcpy(type_name, t->name().data(), n);

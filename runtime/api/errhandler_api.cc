@@ -37,6 +37,14 @@ std::atomic<int>& handedOut(const Errhandler* eh) {
 
 }  // namespace
 
+namespace loom::api {
+MPI_Errhandler newReference(Errhandler* eh) {
+  if (eh->isPredefined()) handedOut(eh).fetch_add(1);
+  eh->retain();
+  return toHandle(eh);
+}
+}  // namespace loom::api
+
 extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn,
                                            MPI_Errhandler* errhandler) {
   const char* name = "MPI_Comm_create_errhandler";
@@ -97,10 +105,7 @@ extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandle
   Comm* c = toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), name);
   if (!errhandler) return raise(c, errorf(MPI_ERR_ARG, "errhandler is NULL"), name);
-  // A new reference: the caller frees it with MPI_Errhandler_free.
-  if (c->errhandler()->isPredefined()) handedOut(c->errhandler()).fetch_add(1);
-  c->errhandler()->retain();
-  *errhandler = loom::api::toHandle(c->errhandler());
+  *errhandler = loom::api::newReference(c->errhandler());
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Comm_get_errhandler)

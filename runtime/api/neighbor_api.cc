@@ -168,6 +168,14 @@ Status checkBlock(const void* buf, int64_t count, MPI_Datatype h, bool used, Dat
   return Status::ok();
 }
 
+// The v and w forms check each block at its own address (MPI_BOTTOM plus a
+// displacement), so MPI_IN_PLACE is refused on the base buffers first.
+Status notInPlace(const void* sbuf, const void* rbuf) {
+  if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
+    return errorf(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in neighbourhood collectives");
+  return Status::ok();
+}
+
 // `a` and `b`: pointers or CountArray views (NULL when not given).
 template <class A, class B>
 Status checkArrays(size_t degree, const A& a, const B& b, const char* what) {
@@ -236,12 +244,14 @@ int allgatherv(const char* fn, Mode mode, const void* sbuf, int64_t scount, MPI_
                MPI_Comm comm, MPI_Request* req) {
   return entry(fn, comm, mode, req, [&](const Peers& in, const Peers& out, const Order& order,
                                         Exchange& x) -> Status {
+    LOOM_TRY(notInPlace(sbuf, rbuf));
     Datatype *st, *rt;
     LOOM_TRY(checkBlock(sbuf, scount, stype, !out.empty(), &st));
     LOOM_TRY(checkArrays(in.size(), rcounts, displs, "recvcounts or displs"));
     LOOM_TRY(checkType(rtype, &rt));
     for (size_t i = 0; i < in.size(); ++i) {
-      LOOM_TRY(checkBlock(rbuf, rcounts[i], rtype, true, &rt));
+      // The block's own address is checked: MPI_BOTTOM plus a displacement.
+      LOOM_TRY(checkBlock(at(rbuf, displs[i] * rt->extent()), rcounts[i], rtype, true, &rt));
       x.recvs.push_back({at(rbuf, displs[i] * rt->extent()), rcounts[i], rt, in[i]});
     }
     for (size_t j : order) x.sends.push_back({at(sbuf, 0), scount, st, out[j]});
@@ -271,16 +281,18 @@ int alltoallv(const char* fn, Mode mode, const void* sbuf, CountArray scounts, C
               MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
   return entry(fn, comm, mode, req, [&](const Peers& in, const Peers& out, const Order& order,
                                         Exchange& x) -> Status {
+    LOOM_TRY(notInPlace(sbuf, rbuf));
     Datatype *st, *rt;
     LOOM_TRY(checkArrays(out.size(), scounts, sdispls, "sendcounts or sdispls"));
     LOOM_TRY(checkArrays(in.size(), rcounts, rdispls, "recvcounts or rdispls"));
     LOOM_TRY(checkType(stype, &st));
     LOOM_TRY(checkType(rtype, &rt));
     for (size_t i = 0; i < in.size(); ++i) {
-      LOOM_TRY(checkBlock(rbuf, rcounts[i], rtype, true, &rt));
+      LOOM_TRY(checkBlock(at(rbuf, rdispls[i] * rt->extent()), rcounts[i], rtype, true, &rt));
       x.recvs.push_back({at(rbuf, rdispls[i] * rt->extent()), rcounts[i], rt, in[i]});
     }
-    for (size_t j = 0; j < out.size(); ++j) LOOM_TRY(checkBlock(sbuf, scounts[j], stype, true, &st));
+    for (size_t j = 0; j < out.size(); ++j)
+      LOOM_TRY(checkBlock(at(sbuf, sdispls[j] * st->extent()), scounts[j], stype, true, &st));
     for (size_t j : order)
       x.sends.push_back({at(sbuf, sdispls[j] * st->extent()), scounts[j], st, out[j]});
     return Status::ok();
@@ -293,18 +305,19 @@ int alltoallw(const char* fn, Mode mode, const void* sbuf, CountArray scounts,
               MPI_Request* req) {
   return entry(fn, comm, mode, req, [&](const Peers& in, const Peers& out, const Order& order,
                                         Exchange& x) -> Status {
+    LOOM_TRY(notInPlace(sbuf, rbuf));
     LOOM_TRY(checkArrays(out.size(), scounts, sdispls, "sendcounts or sdispls"));
     LOOM_TRY(checkArrays(out.size(), stypes, stypes, "sendtypes"));
     LOOM_TRY(checkArrays(in.size(), rcounts, rdispls, "recvcounts or rdispls"));
     LOOM_TRY(checkArrays(in.size(), rtypes, rtypes, "recvtypes"));
     for (size_t i = 0; i < in.size(); ++i) {
       Datatype* rt;
-      LOOM_TRY(checkBlock(rbuf, rcounts[i], rtypes[i], true, &rt));
+      LOOM_TRY(checkBlock(at(rbuf, rdispls[i]), rcounts[i], rtypes[i], true, &rt));
       x.recvs.push_back({at(rbuf, rdispls[i]), rcounts[i], rt, in[i]});
     }
     std::vector<Datatype*> st(out.size());
     for (size_t j = 0; j < out.size(); ++j)
-      LOOM_TRY(checkBlock(sbuf, scounts[j], stypes[j], true, &st[j]));
+      LOOM_TRY(checkBlock(at(sbuf, sdispls[j]), scounts[j], stypes[j], true, &st[j]));
     for (size_t j : order) x.sends.push_back({at(sbuf, sdispls[j]), scounts[j], st[j], out[j]});
     return Status::ok();
   });

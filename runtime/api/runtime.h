@@ -69,6 +69,9 @@ Status releaseRuntime();
 Comm* toComm(MPI_Comm handle);
 Errhandler* toErrhandler(MPI_Errhandler handle);
 MPI_Errhandler toHandle(Errhandler* eh);
+// A new reference to `eh` for the caller of MPI_Comm/Session_get_errhandler,
+// which frees it with MPI_Errhandler_free (predefined handlers included).
+MPI_Errhandler newReference(Errhandler* eh);
 
 // Reports a failure through `comm`'s error handler (MPI_COMM_WORLD's when
 // comm is nullptr) and returns the code the C function must return. With

@@ -298,8 +298,7 @@ extern "C" int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* 
   if (!s) return badSession(fn);
   if (!errhandler)
     return raiseWith(s->errhandler, errorf(MPI_ERR_ARG, "errhandler is NULL"), fn, s);
-  s->errhandler->retain();  // a new reference: the caller frees it
-  *errhandler = loom::api::toHandle(s->errhandler);
+  *errhandler = loom::api::newReference(s->errhandler);  // the caller frees it
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Session_get_errhandler)

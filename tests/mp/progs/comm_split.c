@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
   CHECK(strcmp(name, "MPI_COMM_WORLD") == 0 && len == 14);
   OK(MPI_Comm_get_name(MPI_COMM_SELF, name, &len));
   CHECK(strcmp(name, "MPI_COMM_SELF") == 0);
+  OK(MPI_Comm_get_name(MPI_COMM_NULL, name, &len)); /* MPI 4.1: the null handle's name */
+  CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && len == (int)strlen(name));
 
   /* dup */
   OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));

@@ -225,10 +225,28 @@ static void oneKind(int kind) {
   OK(MPI_Group_free(&sub));
   OK(MPI_Group_free(&lg));
 
+  /* split_type on an intercommunicator: the local pieces of one node, with
+   * the remote pieces of the same node (one node here: both whole sides). */
+  {
+    int nl, nr, ln, rn;
+    OK(MPI_Comm_size(ic, &nl));
+    OK(MPI_Comm_remote_size(ic, &nr));
+    OK(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &s));
+    CHECK(s != MPI_COMM_NULL);
+    int inter = 0;
+    OK(MPI_Comm_test_inter(s, &inter));
+    CHECK(inter);
+    OK(MPI_Comm_size(s, &ln));
+    OK(MPI_Comm_remote_size(s, &rn));
+    CHECK(ln == nl && rn == nr);
+    OK(MPI_Comm_free(&s));
+    OK(MPI_Comm_split_type(ic, MPI_UNDEFINED, 0, MPI_INFO_NULL, &s));
+    CHECK(s == MPI_COMM_NULL);
+  }
+
   /* Wrong arguments. */
   CHECK(MPI_Intercomm_create(ic, 0, MPI_COMM_WORLD, remoteLeader, 5, &s) == MPI_ERR_COMM);
   CHECK(MPI_Comm_create_group(ic, MPI_GROUP_EMPTY, 0, &s) == MPI_ERR_COMM);
-  CHECK(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &s) == MPI_ERR_COMM);
   /* Both leaders name a remote leader outside WORLD: both sides fail. */
   CHECK(MPI_Intercomm_create(local, leader, MPI_COMM_WORLD, wsize + 3, 5, &s) == MPI_ERR_RANK);
 
