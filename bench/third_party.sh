@@ -12,7 +12,8 @@
 #
 # Each suite is configured and built in BUILD_DIR/third_party/ from a copy of
 # its tree. Every OSU program runs once with its defaults (pt2pt and
-# one-sided at 2 ranks, collectives at --ranks and 4); IMB-MPI1 and IMB-NBC
+# one-sided at 2 ranks, collectives at --ranks and 4, the congestion tests at
+# 4 ranks on 2 simulated nodes); IMB-MPI1 and IMB-NBC
 # run their whole default lists with a short time limit per size. Prints one
 # line per program: built or not, and the run's result (ok, or its exit code
 # and the first error line); a summary at the end. A suite whose tree is not
@@ -20,6 +21,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 osu= imb= build=$here/../build ranks=2
+LOOMRUN_EXTRA=  # extra loomrun options of one job
 while [ $# -gt 0 ]; do
   case "$1" in
     --osu) osu=$2; shift 2 ;;
@@ -42,7 +44,7 @@ run() {
   local name=$1 n=$2; shift 2
   local log=$work/logs/$name.$n.log
   mkdir -p "$work/logs"
-  timeout 300 "$loomrun" -n "$n" "$@" > "$log" 2>&1
+  timeout 300 "$loomrun" -n "$n" $LOOMRUN_EXTRA "$@" > "$log" 2>&1
   local rc=$?
   if [ $rc -eq 0 ]; then
     printf '  %-34s %2d ranks  ok\n' "$name" "$n"; nok=$((nok + 1))
@@ -67,6 +69,10 @@ else
   echo "  (configure + make: $work/osu/{configure,make}.log)"
   for src in $(cd "$osu/c/mpi" && find . -name 'osu_*.c' | sort); do
     dir=$(dirname "$src") prog=$(basename "$src" .c)
+    # Only the programs the suite's own Makefile builds (not its helper
+    # sources, nor files a copy of the tree may carry besides).
+    grep -qE "(^|[[:space:]])${prog}([[:space:]]|$)" "$osu/c/mpi/$dir/Makefile.am" 2>/dev/null ||
+      continue
     bin=$work/osu/c/mpi/$dir/$prog
     if [ ! -x "$bin" ]; then
       printf '  %-34s not built\n' "$prog"; nunbuilt=$((nunbuilt + 1)); continue
@@ -75,6 +81,8 @@ else
     case "$dir" in
       ./collective*) run "$prog" "$ranks" "$bin"; [ "$ranks" -ne 4 ] && run "$prog" 4 "$bin" ;;
       ./startup*) run "$prog" "$ranks" "$bin" ;;
+      # fan-in/out need ranks on more than one node: 2 simulated ones.
+      ./pt2pt/congestion*) LOOMRUN_EXTRA="--nodes 2" run "$prog" 4 "$bin" ;;
       *) run "$prog" 2 "$bin" ;;
     esac
   done
