@@ -29,6 +29,7 @@
 #include "api/coll_common.h"
 #include "api/inter_comm.h"
 #include "api/inter_internal.h"
+#include "api/persistent_coll.h"
 #include "coll/op.h"
 #include "coll/schedule.h"
 #include "coll/selector.h"
@@ -198,12 +199,74 @@ Status build(Schedule& s, const InterCall& a) {
 
 }  // namespace
 
-int runInterCall(const InterCall& a, MPI_Request* request, const char* fn) {
-  Comm* c = a.comm;
-  auto s = std::make_unique<Schedule>(c, c->nextCollectiveTag());
+namespace {
+
+// The schedule of one activation of `a` with collective tag `tag`.
+Status buildCall(const InterCall& a, int tag, std::unique_ptr<Schedule>* out) {
+  auto s = std::make_unique<Schedule>(a.comm, tag);
   // Both sides sign alike: the root's value differs between them by design.
   s->setSignature(coll::callSignature(a.coll, 0, a.op));
-  Status st = build(*s, a);
+  LOOM_TRY(build(*s, a));
+  *out = std::move(s);
+  return Status::ok();
+}
+
+// A persistent collective on an intercommunicator (MPI_*_init): the call
+// with its own copies of the count and displacement arrays (the user's may
+// change after the init call), references held, and the tag its init call
+// drew; each MPI_Start builds and runs the schedule again.
+class InterPlan final : public PersistentColl {
+ public:
+  InterPlan(const InterCall& a, int tag) : a_(a), tag_(tag) {
+    const int m = a.comm->peerSize();
+    auto keep = [m](CountArray v, std::vector<int64_t>* copy) -> CountArray {
+      if (!v) return nullptr;
+      for (int j = 0; j < m; ++j) copy->push_back(v[j]);
+      return copy->data();
+    };
+    a_.scounts = keep(a.scounts, &counts_[0]);
+    a_.sdispls = keep(a.sdispls, &counts_[1]);
+    a_.rcounts = keep(a.rcounts, &counts_[2]);
+    a_.rdispls = keep(a.rdispls, &counts_[3]);
+    hold_ = hold(a_);
+  }
+  ~InterPlan() override { dropHold(hold_); }
+
+  Status start(Request* user) override {
+    std::unique_ptr<Schedule> s;
+    LOOM_TRY(buildCall(a_, tag_, &s));
+    Request* inner = nullptr;
+    Status st = Schedule::start(std::move(s), &inner);
+    if (!st.isOk()) {
+      if (inner) Request::release(inner);
+      return st;
+    }
+    completeFrom(inner, user);
+    return Status::ok();
+  }
+
+ private:
+  InterCall a_;
+  int tag_;
+  std::vector<int64_t> counts_[4];
+  InterHold* hold_;
+};
+
+}  // namespace
+
+int initInterCall(const InterCall& a, MPI_Request* request, const char* fn) {
+  Comm* c = a.comm;
+  // The init call is collective: every process draws the same tag here.
+  (void)fn;  // the arguments were checked by the caller
+  auto* plan = new InterPlan(a, c->nextCollectiveTag());
+  *request = toHandle(newPersistentColl(c, plan));
+  return MPI_SUCCESS;
+}
+
+int runInterCall(const InterCall& a, MPI_Request* request, const char* fn) {
+  Comm* c = a.comm;
+  std::unique_ptr<Schedule> s;
+  Status st = buildCall(a, c->nextCollectiveTag(), &s);
   if (!st.isOk()) return raise(c, st, fn);
   InterHold* h = request ? hold(a) : nullptr;
   Request* r = nullptr;

@@ -74,11 +74,9 @@ Status opOf(MPI_Op h, const Datatype* t, coll::Op** out) {
 // Runs the call once `st` says the arguments are fine.
 int go(const Status& st, InterCall& a, MPI_Request* request, CollMode mode, const char* fn) {
   if (!st.isOk()) return raise(a.comm, st, fn);
-  if (mode == CollMode::kPersistent)
-    return raise(a.comm, errorf(MPI_ERR_UNSUPPORTED_OPERATION, "persistent collectives on "
-                                "intercommunicators are not implemented yet"), fn);
-  const bool nb = mode == CollMode::kNonblocking;
+  const bool nb = mode != CollMode::kBlocking;
   if (nb && !request) return raise(a.comm, errorf(MPI_ERR_ARG, "request is NULL"), fn);
+  if (mode == CollMode::kPersistent) return initInterCall(a, request, fn);
   return runInterCall(a, nb ? request : nullptr, fn);
 }
 

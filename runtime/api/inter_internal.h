@@ -93,5 +93,8 @@ struct InterCall {
 // for it (request null) or hands back its request, which holds the
 // communicator, the datatypes and the op until it completes.
 int runInterCall(const InterCall& a, MPI_Request* request, const char* fn);
+// The same call as a persistent collective (MPI_*_init): a new inactive
+// request whose every MPI_Start runs it again.
+int initInterCall(const InterCall& a, MPI_Request* request, const char* fn);
 
 }  // namespace loom::api

@@ -39,6 +39,7 @@
 #include "api/coll_common.h"
 #include "api/coll_entry.h"
 #include "api/large_count.h"
+#include "api/inter_comm.h"
 #include "api/persistent_coll.h"
 #include "api/runtime.h"
 #include "coll/op.h"
@@ -150,9 +151,7 @@ extern "C" int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* requ
   Comm* c = loom::api::toComm(comm);
   if (!c) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
   if (!request) return raise(c, errorf(MPI_ERR_ARG, "request is NULL"), fn);
-  if (c->isInter())
-    return raise(c, errorf(MPI_ERR_UNSUPPORTED_OPERATION, "persistent collectives on "
-                           "intercommunicators are not implemented yet"), fn);
+  if (c->isInter()) return loom::api::interBarrier(c, request, CollMode::kPersistent, fn);
   CollArgs a;
   a.coll = Collective::kBarrier;
   a.comm = c;

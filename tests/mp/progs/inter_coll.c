@@ -8,6 +8,8 @@
  * Sides: even/odd world ranks, then world rank 0 against the rest. */
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "comm_checks.h"
 
 static int wsize, side, rank, nl, nr;
@@ -223,6 +225,38 @@ static void errors(void) {
   OK(MPI_Barrier(ic));
 }
 
+/* Persistent collectives on the intercommunicator, each started three times
+ * with new data: allreduce (the other side's sum), bcast from each side, a
+ * barrier and an alltoallv, all from one Startall. `otherSum` is the sum of
+ * the other side's WORLD ranks. */
+static void persistent(int otherSum) {
+  int in = 0, out = -1, bc = -1, rootSide = 1;
+  int root = rootArg(rootSide, 0);
+  int* sc = malloc(sizeof(int) * nr);
+  int* sd = malloc(sizeof(int) * nr);
+  int* sb = malloc(sizeof(int) * nr);
+  int* rb = malloc(sizeof(int) * nr);
+  for (int j = 0; j < nr; ++j) sc[j] = 1, sd[j] = j;
+  MPI_Request q[4];
+  OK(MPI_Allreduce_init(&in, &out, 1, MPI_INT, MPI_SUM, ic, MPI_INFO_NULL, &q[0]));
+  OK(MPI_Bcast_init(&bc, 1, MPI_INT, root, ic, MPI_INFO_NULL, &q[1]));
+  OK(MPI_Barrier_init(ic, MPI_INFO_NULL, &q[2]));
+  OK(MPI_Alltoallv_init(sb, sc, sd, MPI_INT, rb, sc, sd, MPI_INT, ic, MPI_INFO_NULL, &q[3]));
+  for (int j = 0; j < nr; ++j) sc[j] = -7; /* the request keeps its own copy */
+  for (int round = 0; round < 3; ++round) {
+    in = wrank + round;
+    bc = (side == rootSide && rank == 0) ? 77 + round : -1;
+    for (int j = 0; j < nr; ++j) sb[j] = val(side, rank, j) + round, rb[j] = -1;
+    OK(MPI_Startall(4, q));
+    OK(MPI_Waitall(4, q, MPI_STATUSES_IGNORE));
+    CHECK(out == otherSum + nr * round);
+    if (side != rootSide) CHECK(bc == 77 + round);
+    for (int j = 0; j < nr; ++j) CHECK(rb[j] == val(1 - side, j, rank) + round);
+  }
+  for (int k = 0; k < 4; ++k) OK(MPI_Request_free(&q[k]));
+  free(sc), free(sd), free(sb), free(rb);
+}
+
 static void oneKind(int kind, MPI_Op left) {
   side = kind == 0 ? wrank % 2 : (wrank == 0 ? 0 : 1);
   MPI_Comm local;
@@ -254,6 +288,7 @@ static void oneKind(int kind, MPI_Op left) {
       m = r > m ? r : m;
     }
   CHECK(b[0] == s && c[0] == m);
+  persistent(s);
   errors();
   OK(MPI_Comm_free(&ic));
   OK(MPI_Comm_free(&local));
