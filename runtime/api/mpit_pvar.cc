@@ -287,41 +287,45 @@ LOOM_WEAK_ALIAS(MPI_T_pvar_handle_free)
 // MPI_T_PVAR_ALL_HANDLES starts every handle of the session that can be
 // started (continuous ones are skipped); one continuous handle gives
 // MPI_T_ERR_PVAR_NO_STARTSTOP. Starting a started handle does nothing.
-extern "C" int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
-  LOOM_MPIT_REQUIRE_INIT();
+namespace {
+// start, stop and reset: `act` on one handle, or with MPI_T_PVAR_ALL_HANDLES
+// on every handle of the session that `allowed` accepts (the others are
+// skipped); a single handle it refuses gives `refused`.
+template <class Allowed, class Act>
+int onHandles(MPI_T_pvar_session session, MPI_T_pvar_handle handle, Allowed allowed, int refused,
+              Act act) {
   mpit::Session* s;
   mpit::Handle* h;
   if (int rc = mpit::lookup(session, handle, &s, &h); rc != MPI_SUCCESS) return rc;
   if (!h) {
     for (auto& x : s->handles)
-      if (!mpit::kPvars[x->index].continuous) mpit::start(*x);
+      if (allowed(mpit::kPvars[x->index])) act(*x);
     return MPI_SUCCESS;
   }
-  if (mpit::kPvars[h->index].continuous) return MPI_T_ERR_PVAR_NO_STARTSTOP;
-  mpit::start(*h);
+  if (!allowed(mpit::kPvars[h->index])) return refused;
+  act(*h);
   return MPI_SUCCESS;
+}
+}  // namespace
+
+extern "C" int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
+  LOOM_MPIT_REQUIRE_INIT();
+  return onHandles(
+      session, handle, [](const auto& v) { return !v.continuous; }, MPI_T_ERR_PVAR_NO_STARTSTOP,
+      [](mpit::Handle& x) { mpit::start(x); });
 }
 LOOM_WEAK_ALIAS(MPI_T_pvar_start)
 
 extern "C" int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   LOOM_MPIT_REQUIRE_INIT();
-  mpit::Session* s;
-  mpit::Handle* h;
-  if (int rc = mpit::lookup(session, handle, &s, &h); rc != MPI_SUCCESS) return rc;
-  if (!h) {
-    for (auto& x : s->handles)
-      if (!mpit::kPvars[x->index].continuous) mpit::stop(*x);
-    return MPI_SUCCESS;
-  }
-  if (mpit::kPvars[h->index].continuous) return MPI_T_ERR_PVAR_NO_STARTSTOP;
-  mpit::stop(*h);
-  return MPI_SUCCESS;
+  return onHandles(
+      session, handle, [](const auto& v) { return !v.continuous; }, MPI_T_ERR_PVAR_NO_STARTSTOP,
+      [](mpit::Handle& x) { mpit::stop(x); });
 }
 LOOM_WEAK_ALIAS(MPI_T_pvar_stop)
 
 // buf receives one unsigned long long.
-extern "C" int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
-                                void* buf) {
+extern "C" int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
   LOOM_MPIT_REQUIRE_INIT();
   mpit::Session* s;
   mpit::Handle* h;
@@ -352,17 +356,9 @@ LOOM_WEAK_ALIAS(MPI_T_pvar_write)
 // MPI_T_PVAR_ALL_HANDLES it is skipped).
 extern "C" int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   LOOM_MPIT_REQUIRE_INIT();
-  mpit::Session* s;
-  mpit::Handle* h;
-  if (int rc = mpit::lookup(session, handle, &s, &h); rc != MPI_SUCCESS) return rc;
-  if (!h) {
-    for (auto& x : s->handles)
-      if (!mpit::kPvars[x->index].readonly) mpit::reset(*x);
-    return MPI_SUCCESS;
-  }
-  if (mpit::kPvars[h->index].readonly) return MPI_T_ERR_PVAR_NO_WRITE;
-  mpit::reset(*h);
-  return MPI_SUCCESS;
+  return onHandles(
+      session, handle, [](const auto& v) { return !v.readonly; }, MPI_T_ERR_PVAR_NO_WRITE,
+      [](mpit::Handle& x) { mpit::reset(x); });
 }
 LOOM_WEAK_ALIAS(MPI_T_pvar_reset)
 
