@@ -628,7 +628,19 @@ def gen_mpi_module(fconsts, procs):
             out += wrap("      " + dl, "      ")
         out.append("      INTEGER, INTENT(OUT) :: ierror")
         out.append("    end subroutine")
-    out += ["  end interface", "  external :: " + ", ".join(CALLBACK_EXTERNALS), "end module mpi"]
+    out += ["    subroutine MPI_F_SYNC_REG(buf)",
+            "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
+            "      TYPE(*), DIMENSION(*) :: buf",
+            "    end subroutine",
+            "  end interface", "  external :: " + ", ".join(CALLBACK_EXTERNALS),
+            "contains",
+            "  subroutine MPI_SIZEOF(x, size, ierror)",
+            "    class(*), dimension(..), intent(in) :: x",
+            "    integer, intent(out) :: size, ierror",
+            "    size = storage_size(x) / 8",
+            "    ierror = MPI_SUCCESS",
+            "  end subroutine",
+            "end module mpi"]
     return "\n".join(out) + "\n"
 
 
@@ -758,6 +770,15 @@ F08_HAND = [
     "  end subroutine",
     "  subroutine MPI_F_sync_reg(buf)",
     "    type(*), dimension(..), asynchronous :: buf",
+    "  end subroutine",
+] + [
+    # MPI_SIZEOF(X, SIZE, IERROR): the size in bytes of one element of X.
+    "  subroutine MPI_Sizeof(x, size, ierror)",
+    "    class(*), dimension(..), intent(in) :: x",
+    "    integer, intent(out) :: size",
+    "    integer, optional, intent(out) :: ierror",
+    "    size = storage_size(x) / 8",
+    "    if (present(ierror)) ierror = MPI_SUCCESS",
     "  end subroutine",
 ]
 
