@@ -325,9 +325,16 @@ Status reduceLocal(const void* in, void* inout, int64_t count, Datatype* type, O
       op->userFnC()(a, b, &len, &h);
       return Status::ok();
     }
+    // A Fortran function takes the datatype as its Fortran (toint) handle.
+    MPI_Fint hf = op->fortran() ? gTypeToFortran(h) : 0;
+    using FortranFn = void (*)(void*, void*, MPI_Fint*, MPI_Fint*);
     for (int64_t done = 0; done < count;) {
       int len = static_cast<int>(std::min<int64_t>(count - done, INT_MAX));
-      op->userFn()(a + done * type->extent(), b + done * type->extent(), &len, &h);
+      if (op->fortran())
+        reinterpret_cast<FortranFn>(op->userFn())(a + done * type->extent(),
+                                                  b + done * type->extent(), &len, &hf);
+      else
+        op->userFn()(a + done * type->extent(), b + done * type->extent(), &len, &h);
       done += len;
     }
     return Status::ok();

@@ -57,6 +57,10 @@ class Op : public HandlePool<Op> {
   const char* name() const { return name_; }
   MPI_User_function* userFn() const { return fn_; }
   MPI_User_function_c* userFnC() const { return fnC_; }
+  // A Fortran user function (MPI_Op_create from Fortran): userFn() is called
+  // as SUBROUTINE(INVEC, INOUTVEC, LEN, DATATYPE) with the Fortran handle.
+  bool fortran() const { return fortran_; }
+  void setFortran() { fortran_ = true; }
 
   // Predefined ops ignore both. The object is deleted at zero.
   void retain();
@@ -74,11 +78,16 @@ class Op : public HandlePool<Op> {
   Kind kind_ = Kind::kUser;
   bool commutative_ = true;
   bool userFreed_ = false;
+  bool fortran_ = false;
   const char* name_ = "user op";
   MPI_User_function* fn_ = nullptr;
   MPI_User_function_c* fnC_ = nullptr;
   std::atomic<int> refs_{1};
 };
+
+// The Fortran handle of a datatype (MPI_Type_toint), for Fortran user ops;
+// set by the API layer when it creates the first one.
+inline int (*gTypeToFortran)(MPI_Datatype) = nullptr;
 
 // The predefined op with ABI value `abi` (0x021 for MPI_SUM), or nullptr.
 Op* predefinedOp(uintptr_t abi);

@@ -2206,6 +2206,53 @@ int PMPI_T_source_get_num(int *num_sources);
 int  MPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
 
+/* ======================== Fortran interoperability ====================== */
+/* Not part of the 664 functions of the C ABI: the language interoperability */
+/* of MPI 5.0 chapter 19.3. A Fortran handle (MPI_Fint) is the handle's     */
+/* MPI_Xxx_toint number; a Fortran status has the C status's layout.        */
+
+typedef struct {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint MPI_internal[5];
+} MPI_F08_status;
+
+/* The addresses of Fortran's MPI_STATUS(ES)_IGNORE, for C code that is    */
+/* handed a Fortran status pointer.                                         */
+extern MPI_Fint *MPI_F_STATUS_IGNORE;
+extern MPI_Fint *MPI_F_STATUSES_IGNORE;
+extern MPI_F08_status *MPI_F08_STATUS_IGNORE;
+extern MPI_F08_status *MPI_F08_STATUSES_IGNORE;
+
+#define LOOM_F2C_DECL(Kind, Type) \
+  Type MPI_##Kind##_f2c(MPI_Fint h); Type PMPI_##Kind##_f2c(MPI_Fint h); \
+  MPI_Fint MPI_##Kind##_c2f(Type h); MPI_Fint PMPI_##Kind##_c2f(Type h);
+LOOM_F2C_DECL(Comm, MPI_Comm)
+LOOM_F2C_DECL(Type, MPI_Datatype)
+LOOM_F2C_DECL(Errhandler, MPI_Errhandler)
+LOOM_F2C_DECL(File, MPI_File)
+LOOM_F2C_DECL(Group, MPI_Group)
+LOOM_F2C_DECL(Info, MPI_Info)
+LOOM_F2C_DECL(Message, MPI_Message)
+LOOM_F2C_DECL(Op, MPI_Op)
+LOOM_F2C_DECL(Request, MPI_Request)
+LOOM_F2C_DECL(Session, MPI_Session)
+LOOM_F2C_DECL(Win, MPI_Win)
+#undef LOOM_F2C_DECL
+
+int  MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int  MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int  MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int  MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int  MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+int  MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 
 /* ======================== end of function prototypes ==================== */
 

@@ -58,6 +58,15 @@ extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn,
 }
 LOOM_WEAK_ALIAS(MPI_Comm_create_errhandler)
 
+// MPI_Comm_create_errhandler from Fortran (libloom_fortran): the handler is
+// called with Fortran handles. Exported for the bindings only.
+extern "C" int loom_f_comm_create_errhandler(void* fortran_fn, MPI_Errhandler* errhandler) {
+  int rc = PMPI_Comm_create_errhandler(
+      reinterpret_cast<MPI_Comm_errhandler_function*>(fortran_fn), errhandler);
+  if (rc == MPI_SUCCESS) loom::api::toErrhandler(*errhandler)->fortran = true;
+  return rc;
+}
+
 extern "C" int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
   const char* name = "MPI_Errhandler_free";
   if (!requireRunning(name)) return MPI_ERR_OTHER;

@@ -33,6 +33,18 @@ extern "C" int PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_O
 }
 LOOM_WEAK_ALIAS(MPI_Op_create_c)
 
+// MPI_Op_create from Fortran (libloom_fortran): the function takes Fortran
+// handles. Exported for the bindings only.
+extern "C" int loom_f_op_create(void* fortran_fn, int commute, MPI_Op* op) {
+  int rc = create(reinterpret_cast<MPI_User_function*>(fortran_fn), nullptr, commute, op,
+                  "MPI_Op_create");
+  if (rc == MPI_SUCCESS) {
+    loom::coll::gTypeToFortran = PMPI_Type_toint;
+    loom::coll::toOp(*op)->setFortran();
+  }
+  return rc;
+}
+
 extern "C" int PMPI_Op_free(MPI_Op* op) {
   const char* fn = "MPI_Op_free";
   if (!requireRunning(fn)) return MPI_ERR_OTHER;

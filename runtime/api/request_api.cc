@@ -255,7 +255,7 @@ extern "C" int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     case Slot::kActive:
       break;
   }
-  if (!r->complete) loom::progress::poll();
+  if (!r->complete) loom::progress::testPoll();
   *flag = r->complete ? 1 : 0;
   if (!r->complete) return MPI_SUCCESS;
   Comm* comm = errorComm(r->comm);
@@ -278,7 +278,7 @@ extern "C" int PMPI_Testall(int count, MPI_Request array_of_requests[], int* fla
   if (!requireRunning("MPI_Testall")) return MPI_ERR_OTHER;
   if (int rc = checkArray(count, array_of_requests, "MPI_Testall")) return rc;
   if (!flag) return raise(nullptr, errorf(MPI_ERR_ARG, "flag is NULL"), "MPI_Testall");
-  if (!allDone(count, array_of_requests)) loom::progress::poll();
+  if (!allDone(count, array_of_requests)) loom::progress::testPoll();
   if (!allDone(count, array_of_requests)) {
     *flag = 0;
     return MPI_SUCCESS;
@@ -307,7 +307,7 @@ extern "C" int PMPI_Testany(int count, MPI_Request array_of_requests[], int* ind
     return raise(nullptr, errorf(MPI_ERR_ARG, "index or flag is NULL"), "MPI_Testany");
   int i = findDone(count, array_of_requests);
   if (i < 0) {
-    loom::progress::poll();
+    loom::progress::testPoll();
     i = findDone(count, array_of_requests);
   }
   if (i < 0) {
@@ -340,7 +340,7 @@ extern "C" int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* 
   if (!outcount || (incount > 0 && !array_of_indices))
     return raise(nullptr, errorf(MPI_ERR_ARG, "outcount or array_of_indices is NULL"),
                  "MPI_Testsome");
-  if (findDone(incount, array_of_requests) < 0) loom::progress::poll();
+  if (findDone(incount, array_of_requests) < 0) loom::progress::testPoll();
   return completeSome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
                       "MPI_Testsome");
 }
@@ -361,7 +361,7 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
     case Slot::kActive:
       break;
   }
-  if (!r->complete) loom::progress::poll();
+  if (!r->complete) loom::progress::testPoll();
   *flag = r->complete ? 1 : 0;
   if (r->complete) (void)report(r, status);
   // The request stays allocated: its error is reported when it is waited for.
@@ -378,7 +378,7 @@ extern "C" int PMPI_Request_get_status_all(int count, const MPI_Request array_of
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   if (int rc = checkArray(count, array_of_requests, fn)) return rc;
   if (!flag) return raise(nullptr, errorf(MPI_ERR_ARG, "flag is NULL"), fn);
-  if (!allDone(count, array_of_requests)) loom::progress::poll();
+  if (!allDone(count, array_of_requests)) loom::progress::testPoll();
   if (!allDone(count, array_of_requests)) {
     *flag = 0;
     return MPI_SUCCESS;
@@ -397,7 +397,7 @@ extern "C" int PMPI_Request_get_status_any(int count, const MPI_Request array_of
   if (!index || !flag) return raise(nullptr, errorf(MPI_ERR_ARG, "index or flag is NULL"), fn);
   int i = findDone(count, array_of_requests);
   if (i < 0) {
-    loom::progress::poll();
+    loom::progress::testPoll();
     i = findDone(count, array_of_requests);
   }
   if (i < 0) {
@@ -419,7 +419,7 @@ extern "C" int PMPI_Request_get_status_some(int incount, const MPI_Request array
   if (int rc = checkArray(incount, array_of_requests, fn)) return rc;
   if (!outcount || (incount > 0 && !array_of_indices))
     return raise(nullptr, errorf(MPI_ERR_ARG, "outcount or array_of_indices is NULL"), fn);
-  if (findDone(incount, array_of_requests) < 0) loom::progress::poll();
+  if (findDone(incount, array_of_requests) < 0) loom::progress::testPoll();
   return completeSome(incount, const_cast<MPI_Request*>(array_of_requests), outcount,
                       array_of_indices, array_of_statuses, fn, true);
 }

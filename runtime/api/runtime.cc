@@ -69,7 +69,12 @@ int raise(Comm* comm, const Status& status, const char* function) {
     eh->retain();
     MPI_Comm handle = toHandle(comm);
     int code = status.code();
-    eh->commFn(&handle, &code, function);
+    if (eh->fortran) {
+      MPI_Fint fh = PMPI_Comm_toint(handle);
+      reinterpret_cast<void (*)(MPI_Fint*, MPI_Fint*)>(eh->commFn)(&fh, &code);
+    } else {
+      eh->commFn(&handle, &code, function);
+    }
     Errhandler::release(eh);
     return status.code();
   }

@@ -79,7 +79,12 @@ int raiseWith(Errhandler* eh, const Status& st, const char* fn, Session* s = nul
     MPI_Session handle = reinterpret_cast<MPI_Session>(s);
     int code = st.code();
     eh->retain();  // the handler may replace itself
-    eh->sessionFn(&handle, &code, fn);
+    if (eh->fortran) {
+      MPI_Fint fh = PMPI_Session_toint(handle);
+      reinterpret_cast<void (*)(MPI_Fint*, MPI_Fint*)>(eh->sessionFn)(&fh, &code);
+    } else {
+      eh->sessionFn(&handle, &code, fn);
+    }
     Errhandler::release(eh);
     return st.code();
   }
@@ -315,6 +320,14 @@ extern "C" int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* s
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Session_create_errhandler)
+
+// From Fortran (libloom_fortran): the handler takes Fortran handles.
+extern "C" int loom_f_session_create_errhandler(void* fortran_fn, MPI_Errhandler* errhandler) {
+  int rc = PMPI_Session_create_errhandler(
+      reinterpret_cast<MPI_Session_errhandler_function*>(fortran_fn), errhandler);
+  if (rc == MPI_SUCCESS) loom::api::toErrhandler(*errhandler)->fortran = true;
+  return rc;
+}
 
 // Returns MPI_SUCCESS when the handler returns (MPI_ERRORS_RETURN).
 extern "C" int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) {

@@ -47,6 +47,9 @@ struct Errhandler {
   // one is set. Windows and files would carry their own function type.
   MPI_Comm_errhandler_function* commFn = nullptr;
   MPI_Session_errhandler_function* sessionFn = nullptr;  // session handlers
+  // The function is Fortran's (created from Fortran): it takes the Fortran
+  // handle and the code, SUBROUTINE(COMM, ERROR_CODE).
+  bool fortran = false;
   uint32_t magic = kMagic;
   std::atomic<int> refs{1};
 

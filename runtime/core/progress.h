@@ -51,6 +51,18 @@ inline int poll() {
   return events;
 }
 
+// The single pass of a test (MPI_Test*, MPI_Iprobe, MPI_Request_get_status*):
+// when the node runs more ranks than cores and the pass found nothing, the
+// rank gives up the processor before returning. A program that polls in a
+// loop (HPL's panel broadcast tests and probes between pieces of work) would
+// otherwise keep the core from the rank whose message it is waiting for.
+// Not oversubscribed, it is exactly poll().
+inline int testPoll() {
+  int events = poll();
+  if (events == 0 && detail::gOversubscribed) sched_yield();
+  return events;
+}
+
 inline void setOversubscribed(bool yes) { detail::gOversubscribed = yes; }
 inline bool oversubscribed() { return detail::gOversubscribed; }
 

@@ -5,6 +5,14 @@ add_test(NAME api.symbols
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_symbols.py
                  ${PROJECT_SOURCE_DIR}/include/mpi.h $<TARGET_FILE:loom> ${CMAKE_NM})
 set_tests_properties(api.symbols PROPERTIES TIMEOUT 60 LABELS unit)
+if(LOOM_HAVE_FORTRAN)
+  # Every procedure of the generated mpi module / mpif.h is in libloom_fortran.
+  add_test(NAME api.fortran_symbols
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_fortran_symbols.py
+                   ${CMAKE_BINARY_DIR}/runtime/fortran/gen $<TARGET_FILE:loom_fortran>
+                   $<TARGET_FILE:loom> ${CMAKE_NM})
+  set_tests_properties(api.fortran_symbols PROPERTIES TIMEOUT 60 LABELS "unit;fortran")
+endif()
 
 loom_mp_program(mp_api_unsupported progs/api_unsupported.c)
 loom_mp_test(mp.api_unsupported.singleton

@@ -15,11 +15,20 @@ import gen_unsupported  # noqa: E402  (its header parser)
 header, lib = sys.argv[1], sys.argv[2]
 nm = sys.argv[3] if len(sys.argv) > 3 else "nm"
 with open(header) as f:
-    names = [n for _, n, _ in gen_unsupported.parse_header(f.read())]
+    header_text = f.read()
+names = [n for _, n, _ in gen_unsupported.parse_header(header_text)]
 out = subprocess.run([nm, "-D", "--defined-only", lib], check=True, capture_output=True,
                      text=True).stdout
 exported = set(re.findall(r"\s[TW]\s+(P?MPI_\w+)$", out, re.M))
-missing = [s for n in names for s in (n, "P" + n) if s not in exported]
+# The Fortran interoperability functions (f2c/c2f, status conversions).
+interop = header_text.split(gen_unsupported.INTEROP)[1]
+names_interop = re.findall(r"^int\s+(MPI_Status_\w+)\(", interop, re.M)
+names_interop += ["MPI_%s_%s" % (k, d) for k in re.findall(r"^LOOM_F2C_DECL\((\w+),", interop, re.M)
+                  for d in ("f2c", "c2f")]
+if len(names_interop) != 28:
+    sys.exit("expected 28 Fortran interoperability functions in mpi.h, found %d" %
+             len(names_interop))
+missing = [s for n in names + names_interop for s in (n, "P" + n) if s not in exported]
 problems = []
 if len(set(names)) != 664:
     problems.append("mpi.h declares %d distinct MPI_ functions, MPI 5.0 has 664" % len(set(names)))
