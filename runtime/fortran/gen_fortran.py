@@ -427,6 +427,9 @@ def gen_c(procs):
         out.append("}")
         for pre, prof in (("", 0), ("p", 1)):
             out.append("void %s%s_(%s) { loom_fw_%s(%d, %s); }" % (pre, low, sig, low, prof, fwd))
+            if has_cptr(pr) and not pr.large:
+                out.append("void %s%s_cptr_(%s) { loom_fw_%s(%d, %s); }" %
+                           (pre, low, sig, low, prof, fwd))
         out.append("")
     return "\n".join(out) + "\n"
 
@@ -587,10 +590,21 @@ def iface_decls(pr, f08=False):
         if t == "EXTERNAL":
             decls.append("EXTERNAL :: %s" % p.name)
             continue
+        if not f08 and p.kind == "C_BUFFER2":
+            # MPI_BUFFER_DETACH(BUFFER_ADDR, ...): codes pass the buffer
+            # they attached; the address is written into its first bytes.
+            decls.append("!GCC$ ATTRIBUTES NO_ARG_CHECK :: %s" % p.name)
+            decls.append("TYPE(*), DIMENSION(*) :: %s" % p.name)
+            continue
         if f08 and t == "TYPE(MPI_Status)" and p.fdims == "(MPI_STATUS_SIZE)":
             dims = ""
         decls.append("%s, INTENT(%s) :: %s%s" % (t, p.intent, p.name, dims))
     return decls, uses_choice
+
+
+def has_cptr(pr):
+    return any(not isinstance(p, tuple) and p.kind == "C_BUFFER" and p.name == "baseptr"
+               for p in pr.params)
 
 
 def gen_mpi_module(fconsts, procs):
@@ -616,23 +630,35 @@ def gen_mpi_module(fconsts, procs):
             "      integer(kind=MPI_ADDRESS_KIND) :: MPI_AINT_DIFF",
             "      integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr1, addr2",
             "    end function"]
+    generic = []
     for pr in procs:
         if pr.large or pr.ret != "int" or pr.params is None:
             continue
         names = [p.name for p in pr.params if not isinstance(p, tuple)] + ["ierror"]
         decls, _ = iface_decls(pr)
-        out += wrap("    subroutine %s(%s)" % (pr.cname.upper(), ", ".join(names)), "    ")
-        out.append("      import")
-        out.append("      implicit none")
+        body = wrap("    subroutine %s(%s)" % (pr.cname.upper(), ", ".join(names)), "    ")
+        body.append("      import")
+        body.append("      implicit none")
         for dl in decls:
-            out += wrap("      " + dl, "      ")
-        out.append("      INTEGER, INTENT(OUT) :: ierror")
-        out.append("    end subroutine")
+            body += wrap("      " + dl, "      ")
+        body.append("      INTEGER, INTENT(OUT) :: ierror")
+        body.append("    end subroutine")
+        if not has_cptr(pr):
+            out += body
+            continue
+        # MPI_ALLOC_MEM and the window allocations: the address comes back
+        # in an INTEGER(KIND=MPI_ADDRESS_KIND) or, through the _CPTR
+        # specific, in a TYPE(C_PTR), under one generic name.
+        cptr = [ln.replace("INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr",
+                           "TYPE(C_PTR), INTENT(OUT) :: baseptr") for ln in body]
+        cptr[0] = cptr[0].replace(pr.cname.upper() + "(", pr.cname.upper() + "_CPTR(")
+        cptr.insert(1, "      use, intrinsic :: iso_c_binding, only: c_ptr")
+        generic += ["  interface %s" % pr.cname.upper()] + body + cptr + ["  end interface"]
     out += ["    subroutine MPI_F_SYNC_REG(buf)",
             "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
             "      TYPE(*), DIMENSION(*) :: buf",
             "    end subroutine",
-            "  end interface", "  external :: " + ", ".join(CALLBACK_EXTERNALS),
+            "  end interface"] + generic + ["  external :: " + ", ".join(CALLBACK_EXTERNALS),
             "contains",
             "  subroutine MPI_SIZEOF(x, size, ierror)",
             "    class(*), dimension(..), intent(in) :: x",
@@ -1043,8 +1069,8 @@ def gen_mpi_module_all(fconsts, procs):
     for pr in procs:
         if pr.params is None and not pr.large:
             hand += hand_mpi_iface(pr)
-    return text.replace("  end interface\n  external ::", "\n".join(hand) +
-                        "\n  end interface\n  external ::", 1)
+    marker = "    subroutine MPI_F_SYNC_REG(buf)\n"
+    return text.replace(marker, "\n".join(hand) + "\n" + marker, 1)
 
 
 if __name__ == "__main__":
