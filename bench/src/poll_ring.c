@@ -27,11 +27,12 @@
  *                     online cores): what an iteration would take if the
  *                     cores did nothing but arithmetic and shared it fairly.
  *                     It does not depend on the MPI library; the ratio of
- *                     a poll row to it is the cost of polling and waiting
+ *                     a poll row to it is the cost of polling and waiting.
  * Options beyond common.h's: --slices K (default 8), --work N (loop steps
- * per slice, default 20000: about 20-30 us on a current core). Default
- * sizes 8 B .. 128 KiB, every 16th power of two (8, 128, 2K, 32K); the
- * default iteration count is 200 per size and mode (warm-up 20).
+ * per slice, default 20000: about 20-30 us on a current core). Sizes go
+ * from --min-size to --max-size in steps of x16 (default 8 B .. 128 KiB:
+ * 8, 128, 2K, 32K); 200 timed iterations per size and mode by default
+ * (warm-up 20).
  */
 #include "common.h"
 
