@@ -17,6 +17,7 @@
 #include <torch/csrc/distributed/c10d/Types.hpp>
 #include <pybind11/chrono.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -136,6 +137,11 @@ at::Tensor preMul(const at::Tensor& in, const ReduceOp& rop) {
 class LoomBackend : public c10d::Backend {
  public:
   LoomBackend(MPI_Comm comm, int rank, int size) : Backend(rank, size), comm_(comm) {}
+  // Rank and size from the communicator itself.
+  LoomBackend(MPI_Comm comm, int, int, bool) : Backend(commRank(comm), commSize(comm)), comm_(comm) {}
+
+  static int commRank(MPI_Comm c) { int r = -1; MPI_Comm_rank(c, &r); return r; }
+  static int commSize(MPI_Comm c) { int s = 0; MPI_Comm_size(c, &s); return s; }
 
   ~LoomBackend() override {
     int finalized = 1;
@@ -148,6 +154,38 @@ class LoomBackend : public c10d::Backend {
 
   const std::string getBackendName() const override { return "loom"; }
   MPI_Comm comm() const { return comm_; }
+
+  // dist.split_group: `ranks` (this group's ranks, in the new group's order)
+  // become a communicator made by the members alone (MPI_Comm_create_group),
+  // so ranks outside every new group need not take part.
+  bool supportsSplitting() const override { return true; }
+
+  c10::intrusive_ptr<Options> getBackendOptions() override { return options_; }
+
+  c10::intrusive_ptr<c10d::Backend> split(const c10::intrusive_ptr<c10d::Store>&, const std::vector<int>& ranks,
+                                          const c10::intrusive_ptr<Options>&) override {
+    if (std::find(ranks.begin(), ranks.end(), rank_) == ranks.end()) return {};
+    return c10::make_intrusive<LoomBackend>(subComm(comm_, ranks), 0, 0, true);
+  }
+
+  // A communicator of `ranks` (ranks of `parent`), called by those ranks only.
+  static MPI_Comm subComm(MPI_Comm parent, const std::vector<int>& ranks) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    std::lock_guard<std::mutex> lock(Engine::get().mpi());
+    MPI_Group all, sub;
+    checkMpi(MPI_Comm_group(parent, &all), "MPI_Comm_group");
+    int rc = MPI_Group_incl(all, static_cast<int>(ranks.size()), ranks.data(), &sub);
+    MPI_Group_free(&all);
+    checkMpi(rc, "MPI_Group_incl");
+    // A tag per member list, so creations of different groups never share one.
+    uint32_t tag = 2166136261u;
+    for (int r : ranks) tag = (tag ^ static_cast<uint32_t>(r)) * 16777619u;
+    rc = MPI_Comm_create_group(parent, sub, static_cast<int>(tag & 0x3fffffff), &comm);
+    MPI_Group_free(&sub);
+    checkMpi(rc, "MPI_Comm_create_group");
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    return comm;
+  }
 
   // --- reductions
 
@@ -649,6 +687,7 @@ class LoomBackend : public c10d::Backend {
   }
 
   MPI_Comm comm_;
+  c10::intrusive_ptr<Options> options_ = c10::make_intrusive<Options>("loom");
 };
 
 // ---------------------------------------------------------------- module functions
@@ -742,22 +781,13 @@ c10::intrusive_ptr<c10d::Backend> createBackend(const c10d::DistributedBackendOp
                 "match MPI's");
   }
   MPI_Comm comm = MPI_COMM_NULL;
-  {
+  if (whole) {
     std::lock_guard<std::mutex> lock(Engine::get().mpi());
-    if (whole) {
-      checkMpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
-    } else {
-      MPI_Group world, sub;
-      checkMpi(MPI_Comm_group(MPI_COMM_WORLD, &world), "MPI_Comm_group");
-      int rc = MPI_Group_incl(world, static_cast<int>(ranks.size()), ranks.data(), &sub);
-      MPI_Group_free(&world);
-      checkMpi(rc, "MPI_Group_incl");
-      // Collective over the members only: torch creates no backend on non-members.
-      rc = MPI_Comm_create_group(MPI_COMM_WORLD, sub, 0x70c, &comm);
-      MPI_Group_free(&sub);
-      checkMpi(rc, "MPI_Comm_create_group");
-    }
+    checkMpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  } else {
+    // Collective over the members only: torch creates no backend on non-members.
+    comm = LoomBackend::subComm(MPI_COMM_WORLD, ranks);
   }
   TORCH_CHECK(comm != MPI_COMM_NULL, "loom: rank ", wrank, " is not in the group being created");
   int r, s;
