@@ -2,7 +2,10 @@
 set up on import; the entry point torch loads the backend through."""
 import importlib.metadata
 import os
+import pathlib
+import shutil
 import sys
+import tempfile
 import tomllib
 
 import pytest
@@ -65,12 +68,13 @@ def test_mpi_error_string(world):
         backend().recv([torch.ones(1)], 0, -5)
 
 
-def test_entry_point(world, tmp_path):
+def test_entry_point(world):
     # The pyproject's torch.distributed.backends entry point, as an installed
     # dist-info would carry it, resolves to the registration function.
     with open(os.path.join(HERE, "..", "..", "python", "pyproject.toml"), "rb") as f:
         eps = tomllib.load(f)["project"]["entry-points"]["torch.distributed.backends"]
     assert eps == {"loom": "torch_loom:register"}
+    tmp_path = pathlib.Path(tempfile.mkdtemp(prefix="torch_loom_ep"))
     info = tmp_path / "torch_loom-0.1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: torch-loom\nVersion: 0.1.0\n")
@@ -84,3 +88,4 @@ def test_entry_point(world, tmp_path):
         assert "loom" in dist.Backend.backend_list
     finally:
         sys.path.remove(str(tmp_path))
+        shutil.rmtree(tmp_path)
