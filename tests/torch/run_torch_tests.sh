@@ -37,7 +37,7 @@ for n in "${ranks[@]}"; do
   timeout 300 "$build/bin/loomrun" -n "$n" sh -c '
     if [ "${PMIX_RANK:-0}" = 0 ]; then exec "$@"; fi
     exec "$@" > "$TORCH_LOOM_LOGS/rank$PMIX_RANK.'"$n"'.log" 2>&1' sh \
-    "$py" -m pytest -q -p no:cacheprovider "$here" 2>&1 | grep -v "No CUDA runtime" | tee "$logs/rank0.$n.log"
+    "$py" -m pytest -q -p no:cacheprovider -o faulthandler_timeout=120 "$here" 2>&1 | grep -v "No CUDA runtime" | tee "$logs/rank0.$n.log"
   rc=${PIPESTATUS[0]}
   summary=$(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$logs/rank0.$n.log" | tail -1)
   p=$(grep -oE '[0-9]+ passed' <<<"$summary" | grep -oE '[0-9]+')
