@@ -1,0 +1,209 @@
+// Engine and LoomWork: see engine.h for the life of an op.
+#include "engine.h"
+
+#include <ATen/core/ivalue.h>
+#include <c10/util/Exception.h>
+
+#include <chrono>
+
+namespace torch_loom {
+
+std::string mpiErrorText(int rc, const char* what) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) {
+    return std::string("loom: ") + what + " failed with MPI error " + std::to_string(rc);
+  }
+  return std::string("loom: ") + what + " failed: " + std::string(text, len);
+}
+
+void checkMpi(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) TORCH_CHECK(false, mpiErrorText(rc, what));
+}
+
+// ---------------------------------------------------------------- LoomWork
+
+LoomWork::LoomWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs)
+    : Work(rank, type),
+      outputs_(std::move(outputs)),
+      future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::ofTensors())) {}
+
+bool LoomWork::isCompleted() {
+  if (done_.load(std::memory_order_acquire)) return true;
+  return Engine::get().poll(this);
+}
+
+bool LoomWork::isSuccess() const {
+  return done_.load(std::memory_order_acquire) && !error_;
+}
+
+std::exception_ptr LoomWork::exception() const {
+  return done_.load(std::memory_order_acquire) ? error_ : nullptr;
+}
+
+int LoomWork::sourceRank() const {
+  TORCH_CHECK(done_.load(std::memory_order_acquire),
+              "loom: sourceRank() of a receive that has not completed");
+  return source_;
+}
+
+std::vector<at::Tensor> LoomWork::result() { return outputs_; }
+
+c10::intrusive_ptr<c10::ivalue::Future> LoomWork::getFuture() { return future_; }
+
+bool LoomWork::wait(std::chrono::milliseconds timeout) {
+  using Clock = std::chrono::steady_clock;
+  const bool bounded = timeout != kNoTimeout;
+  const auto deadline = Clock::now() + timeout;
+  Engine& engine = Engine::get();
+  unsigned spins = 0;
+  while (!done_.load(std::memory_order_acquire)) {
+    if (engine.poll(this)) break;
+    if (bounded && Clock::now() > deadline) {
+      TORCH_CHECK(false, "loom: Work::wait timed out after ", timeout.count(), " ms (", what, ")");
+    }
+    // Leave the MPI mutex to the progress thread and to other callers now
+    // and then; the MPI layer itself yields on an oversubscribed node.
+    if (++spins % 16 == 0) std::this_thread::yield();
+  }
+  if (error_) std::rethrow_exception(error_);
+  return true;
+}
+
+void LoomWork::complete() {
+  std::exception_ptr err;
+  try {
+    if (mpiError_ != MPI_SUCCESS) TORCH_CHECK(false, mpiErrorText(mpiError_, what));
+    if (epilogue) epilogue();
+  } catch (...) {
+    err = std::current_exception();
+  }
+  epilogue = nullptr;
+  keep.clear();
+  error_ = err;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    completed_ = true;
+    exception_ = err;
+  }
+  done_.store(true, std::memory_order_release);
+  cv_.notify_all();
+  if (err) {
+    future_->setError(err);
+  } else {
+    future_->markCompleted(c10::IValue(outputs_));
+  }
+}
+
+// ---------------------------------------------------------------- Engine
+
+Engine& Engine::get() {
+  static Engine* engine = new Engine();  // never destroyed: the thread may outlive statics
+  return *engine;
+}
+
+void Engine::addPendingLocked(c10::intrusive_ptr<LoomWork> w) {
+  pending_.push_back(std::move(w));
+  npending_.store(pending_.size());
+}
+
+void Engine::kick() {
+  if (sleeping_.load()) {
+    std::lock_guard<std::mutex> lock(sleepMu_);
+    sleepCv_.notify_one();
+  }
+}
+
+bool Engine::testLocked(LoomWork* w) {
+  int flag = 0;
+  int rc;
+  if (w->reqs.size() == 1) {
+    MPI_Status status;
+    rc = MPI_Test(&w->reqs[0], &flag, &status);
+    if (rc == MPI_SUCCESS && flag) w->source_ = status.MPI_SOURCE;
+  } else {
+    rc = MPI_Testall(static_cast<int>(w->reqs.size()), w->reqs.data(), &flag,
+                     MPI_STATUSES_IGNORE);
+  }
+  if (rc != MPI_SUCCESS) {
+    w->mpiError_ = rc;
+    return true;
+  }
+  return flag != 0;
+}
+
+bool Engine::poll(LoomWork* w) {
+  bool mine = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (w->claimed_) return w->done_.load(std::memory_order_acquire);
+    if (testLocked(w)) {
+      w->claimed_ = true;  // the progress thread drops it from pending_
+      mine = true;
+    }
+  }
+  if (mine) w->complete();
+  return mine;
+}
+
+void Engine::start() {
+  if (started_) return;
+  started_ = true;
+  thread_ = std::thread([this] { run(); });
+}
+
+void Engine::stop() {
+  if (!started_) return;
+  stop_.store(true);
+  {
+    std::lock_guard<std::mutex> lock(sleepMu_);
+    sleepCv_.notify_all();
+  }
+  thread_.join();
+  started_ = false;
+}
+
+void Engine::run() {
+  using Clock = std::chrono::steady_clock;
+  std::vector<c10::intrusive_ptr<LoomWork>> finished;
+  auto idleSince = Clock::now();
+  while (!stop_.load()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      size_t kept = 0;
+      for (size_t i = 0; i < pending_.size(); ++i) {
+        LoomWork* w = pending_[i].get();
+        if (w->claimed_) continue;  // a waiter finished it
+        if (testLocked(w)) {
+          w->claimed_ = true;
+          finished.push_back(std::move(pending_[i]));
+          continue;
+        }
+        if (kept != i) pending_[kept] = std::move(pending_[i]);
+        ++kept;
+      }
+      pending_.resize(kept);
+      npending_.store(kept);
+    }
+    for (auto& w : finished) w->complete();
+    const bool busy = !finished.empty();
+    finished.clear();
+    if (npending_.load() > 0 || busy) {
+      idleSince = Clock::now();
+      std::this_thread::yield();  // lets a caller take the mutex between passes
+      continue;
+    }
+    // Idle: spin briefly (a training loop issues the next op soon), then sleep.
+    if (Clock::now() - idleSince < std::chrono::microseconds(200)) {
+      std::this_thread::yield();
+      continue;
+    }
+    std::unique_lock<std::mutex> lock(sleepMu_);
+    sleeping_.store(true);
+    sleepCv_.wait(lock, [this] { return npending_.load() > 0 || stop_.load(); });
+    sleeping_.store(false);
+    idleSince = Clock::now();
+  }
+}
+
+}  // namespace torch_loom

@@ -1,0 +1,105 @@
+// The engine of the loom torch.distributed backend: one mutex that
+// serialises every MPI call of the process (Loom provides
+// MPI_THREAD_SERIALIZED), the Work type backed by nonblocking MPI requests,
+// and the progress thread that completes them.
+//
+// Life of an op: the calling thread checks the tensors, takes the mutex,
+// starts the MPI_I* call, appends the Work to the pending list and drops the
+// mutex (the whole caller path). The progress thread tests the pending
+// requests under the same mutex; a Work whose requests are all complete is
+// claimed (exactly once, under the mutex) and finished outside it: its
+// epilogue runs (copy back from a contiguous staging buffer, AVG's divide),
+// then the Work is marked complete and its future is completed, which runs
+// DDP's callbacks. Work::wait() does not sleep on the progress thread: it
+// tests its own requests too, so a blocking collective finishes as soon as
+// the MPI layer is done. When nothing is pending the progress thread spins
+// for a short while, then sleeps on a condition variable.
+#pragma once
+
+#include <mpi.h>
+
+#include <torch/csrc/distributed/c10d/Work.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace torch_loom {
+
+// "loom: MPI_Foo failed: <Loom's error string>".
+std::string mpiErrorText(int rc, const char* what);
+// Throws a RuntimeError (c10::Error) with mpiErrorText when rc != MPI_SUCCESS.
+void checkMpi(int rc, const char* what);
+
+class LoomWork : public c10d::Work {
+ public:
+  LoomWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs);
+
+  bool isCompleted() override;
+  bool isSuccess() const override;
+  std::exception_ptr exception() const override;
+  int sourceRank() const override;
+  std::vector<at::Tensor> result() override;
+  bool wait(std::chrono::milliseconds timeout) override;
+  c10::intrusive_ptr<c10::ivalue::Future> getFuture() override;
+
+  // Filled by the op before the Work is handed to the engine.
+  std::vector<MPI_Request> reqs;       // outstanding requests (guarded by the engine's mutex)
+  std::function<void()> epilogue;      // runs once all requests are complete
+  std::vector<at::Tensor> keep;        // buffers MPI reads or writes, alive until then
+  const char* what = "MPI request";    // the MPI call, for error messages
+
+ private:
+  friend class Engine;
+  void complete();                     // epilogue, then mark done and complete the future
+
+  std::vector<at::Tensor> outputs_;
+  c10::intrusive_ptr<c10::ivalue::Future> future_;
+  std::atomic<bool> done_{false};
+  std::exception_ptr error_;           // set before done_
+  bool claimed_ = false;               // guarded by the engine's mutex
+  int mpiError_ = MPI_SUCCESS;         // from MPI_Test, guarded likewise
+  int source_ = -1;
+};
+
+class Engine {
+ public:
+  static Engine& get();
+
+  // Every MPI call of the extension runs under this mutex.
+  std::mutex& mpi() { return mu_; }
+
+  // Registers a Work whose requests were started under mpi(): must be called
+  // with mpi() held (lock held by `held`).
+  void addPendingLocked(c10::intrusive_ptr<LoomWork> w);
+  // Wakes the progress thread if it sleeps; call after dropping mpi().
+  void kick();
+
+  // One test of w's requests; finishes w when they are complete and w is not
+  // claimed yet. Returns true when w is done.
+  bool poll(LoomWork* w);
+
+  void start();   // the progress thread (idempotent)
+  void stop();    // joins it (before MPI_Finalize)
+
+ private:
+  Engine() = default;
+  void run();
+  bool testLocked(LoomWork* w);  // true when complete (or failed)
+
+  std::mutex mu_;
+  std::vector<c10::intrusive_ptr<LoomWork>> pending_;  // guarded by mu_
+  std::atomic<size_t> npending_{0};
+  std::mutex sleepMu_;
+  std::condition_variable sleepCv_;
+  std::atomic<bool> sleeping_{false};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  bool started_ = false;
+};
+
+}  // namespace torch_loom

@@ -1,0 +1,53 @@
+"""Every rank of a `loomrun -n N python -m pytest tests/torch` job runs the same
+tests in the same order; the "loom" process group is made once per job, with
+a gloo group over the same ranks to compare against."""
+import os
+import sys
+
+import pytest
+import torch
+import torch.distributed as dist
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+import torch_loom  # noqa: E402  (MPI init, env defaults, registration)
+
+
+@pytest.fixture(scope="session")
+def world():
+    if not dist.is_initialized():
+        dist.init_process_group("loom")
+    gloo = dist.new_group(backend="gloo")
+    yield dist.get_rank(), dist.get_world_size(), gloo
+
+
+@pytest.fixture(scope="session")
+def subgroups(world):
+    # Made before any other traffic: Loom's MPI_Comm_create_group was seen to
+    # hang at 3 ranks when groups are made after a run of nonblocking
+    # collectives (docs/torch.md, known problems).
+    rank, n, _ = world
+    evens = list(range(0, n, 2))
+    lo, hi = list(range(n // 2)), list(range(n // 2, n))
+    return {"evens": (evens, dist.new_group(evens)),
+            "lo": (lo, dist.new_group(lo) if lo else None),
+            "hi": (hi, dist.new_group(hi)),
+            "split": dist.split_group(split_ranks=[r for r in (lo, hi) if r])}
+
+
+@pytest.fixture(autouse=True)
+def _in_step(world, subgroups):
+    # A test that failed on one rank must not leave another rank's next
+    # collective waiting for a partner.
+    yield
+    dist.barrier()
+
+
+def data(rank, shape, dtype, seed=0, low=-4, high=5):
+    """Rank `rank`'s input: small integers, so every sum and product is exact
+    in every dtype and the reduction order does not matter."""
+    g = torch.Generator().manual_seed(1000 * rank + seed)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=g).bool()
+    if dtype == torch.uint8:
+        low = max(low, 0)
+    return torch.randint(low, high, shape, generator=g).to(dtype)

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs the torch_loom pytest suite under loomrun at each rank count:
+#
+#   tests/torch/run_torch_tests.sh BUILD_DIR [RANKS...]     (default ranks: 1 2 3 4)
+#
+# The torch venv comes from setup_venv.sh (exit 77, skip, when PyPI cannot be
+# reached); the extension is compiled once before the jobs. Rank 0's pytest
+# output is printed; the other ranks' go to BUILD_DIR/torch-tests/rankR.N.log
+# and are shown when a job fails. A job that hangs is killed after 300 s.
+set -uo pipefail
+build=$(cd "${1:?usage: run_torch_tests.sh BUILD_DIR [RANKS...]}" && pwd)
+shift
+ranks=("$@")
+[ ${#ranks[@]} -gt 0 ] || ranks=(1 2 3 4)
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+
+py=$("$here/setup_venv.sh" "$build")
+rc=$?
+[ $rc -eq 0 ] || exit $rc
+[ -x "$build/bin/loomrun" ] && [ -e "$build/lib/libloom.so" ] || {
+  echo "FAIL: $build has no bin/loomrun or lib/libloom.so (build targets loom loomrun)"; exit 1; }
+
+export PATH=$build/bin:$PATH LOOM_PREFIX=$build TORCH_LOOM_BUILD_DIR=$build/torch-loom-ext
+export PYTHONPATH=$src/python${PYTHONPATH:+:$PYTHONPATH} PYTHONDONTWRITEBYTECODE=1
+logs=$build/torch-tests
+mkdir -p "$logs"
+export TORCH_LOOM_LOGS=$logs
+
+TORCH_LOOM_BUILD_ONLY=1 "$py" -m torch_loom._build 2>&1 | grep -v "No CUDA runtime" || {
+  echo "FAIL: the torch_loom extension did not build"; exit 1; }
+
+status=0 passed=0 failed=0
+for n in "${ranks[@]}"; do
+  rm -f "$logs"/rank*."$n".log
+  start=$(date +%s)
+  timeout 300 "$build/bin/loomrun" -n "$n" sh -c '
+    if [ "${PMIX_RANK:-0}" = 0 ]; then exec "$@"; fi
+    exec "$@" > "$TORCH_LOOM_LOGS/rank$PMIX_RANK.'"$n"'.log" 2>&1' sh \
+    "$py" -m pytest -q -p no:cacheprovider -o faulthandler_timeout=120 "$here" 2>&1 | grep -v "No CUDA runtime" | tee "$logs/rank0.$n.log"
+  rc=${PIPESTATUS[0]}
+  summary=$(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$logs/rank0.$n.log" | tail -1)
+  p=$(grep -oE '[0-9]+ passed' <<<"$summary" | grep -oE '[0-9]+')
+  f=$(grep -oE '[0-9]+ failed' <<<"$summary" | grep -oE '[0-9]+')
+  passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
+  echo "ranks $n: exit $rc, $(( $(date +%s) - start )) s: ${summary:-no pytest summary}"
+  if [ $rc -ne 0 ]; then
+    status=1
+    [ -n "$f" ] || failed=$((failed + 1))
+    for l in "$logs"/rank*."$n".log; do [ "$l" = "$logs/rank0.$n.log" ] || { echo "--- $l"; tail -30 "$l"; }; done
+  fi
+done
+echo "torch: $passed passed, $failed failed"
+exit $status

@@ -1,0 +1,91 @@
+"""Errors: Loom's message reaches Python as a RuntimeError; the environment
+set up on import; the entry point torch loads the backend through."""
+import importlib.metadata
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+import tomllib
+
+import pytest
+import torch
+import torch.distributed as dist
+
+import torch_loom
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def backend():
+    return dist.group.WORLD._get_backend(torch.device("cpu"))
+
+
+def test_env_from_mpi(world):
+    rank, n, _ = world
+    assert os.environ["RANK"] == str(rank) and os.environ["WORLD_SIZE"] == str(n)
+    assert torch_loom.rank() == rank and torch_loom.world_size() == n
+    assert 0 <= int(os.environ["LOCAL_RANK"]) < int(os.environ["LOCAL_WORLD_SIZE"])
+    ports = [None] * n
+    dist.all_gather_object(ports, os.environ["MASTER_PORT"])
+    assert len(set(ports)) == 1
+    assert dist.get_backend() == "loom"
+
+
+def test_preset_rank_must_match_mpi(world):
+    rank, n, _ = world
+    torch_loom._check_env("RANK", rank)  # equal: fine
+    os.environ["RANK"], saved = str(rank + 1), os.environ["RANK"]
+    try:
+        with pytest.raises(RuntimeError, match="loomrun"):
+            torch_loom._check_env("RANK", rank)
+    finally:
+        os.environ["RANK"] = saved
+
+
+def test_non_cpu_tensor_rejected(world):
+    t = torch.empty(4, device="meta")
+    with pytest.raises(RuntimeError, match="CPU tensors only.*GPU path"):
+        backend().allreduce([t])
+
+
+def test_unsupported_op_dtype(world):
+    with pytest.raises(RuntimeError, match="BAND is not supported on dtype Float"):
+        dist.all_reduce(torch.ones(2), op=dist.ReduceOp.BAND)
+    with pytest.raises(RuntimeError, match="AVG is not supported"):
+        dist.all_reduce(torch.ones(2, dtype=torch.int32), op=dist.ReduceOp.AVG)
+    with pytest.raises(RuntimeError, match="expected 4 x 3|elements"):
+        out = torch.zeros(dist.get_world_size() * 3 + 1)
+        dist.all_gather_into_tensor(out, torch.zeros(3))
+
+
+def test_mpi_error_string(world):
+    rank, n, _ = world
+    # An invalid rank and an invalid tag fail inside Loom: its error string comes through.
+    with pytest.raises(RuntimeError, match=r"loom: MPI_Isend failed: .*rank"):
+        backend().send([torch.ones(1)], n + 3, 0)
+    with pytest.raises(RuntimeError, match=r"loom: MPI_Irecv failed: .*tag"):
+        backend().recv([torch.ones(1)], 0, -5)
+
+
+def test_entry_point(world):
+    # The pyproject's torch.distributed.backends entry point, as an installed
+    # dist-info would carry it, resolves to the registration function.
+    with open(os.path.join(HERE, "..", "..", "python", "pyproject.toml"), "rb") as f:
+        eps = tomllib.load(f)["project"]["entry-points"]["torch.distributed.backends"]
+    assert eps == {"loom": "torch_loom:register"}
+    tmp_path = pathlib.Path(tempfile.mkdtemp(prefix="torch_loom_ep"))
+    info = tmp_path / "torch_loom-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: torch-loom\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[torch.distributed.backends]\nloom = torch_loom:register\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        found = [e for e in importlib.metadata.entry_points(group="torch.distributed.backends")
+                 if e.name == "loom"]
+        assert found and found[0].load() is torch_loom.register
+        found[0].load()()  # idempotent
+        assert "loom" in dist.Backend.backend_list
+    finally:
+        sys.path.remove(str(tmp_path))
+        shutil.rmtree(tmp_path)
