@@ -71,11 +71,6 @@ def _setup_env():
     os.environ.setdefault("WORLD_SIZE", str(n))
     os.environ.setdefault("LOCAL_RANK", str(lr))
     os.environ.setdefault("LOCAL_WORLD_SIZE", str(ln))
-    # new_group() then waits (store barrier over all ranks) until the group
-    # exists everywhere, so a rank outside group A cannot start creating a
-    # group B that shares members with A while A is still being made: Loom's
-    # MPI_Comm_create_group can hang then (seen at 3 ranks; docs/torch.md).
-    os.environ.setdefault("TORCH_DIST_INIT_BARRIER", "1")
     # Every rank must take part in the broadcast or none: agree first.
     need = int("MASTER_ADDR" not in os.environ or "MASTER_PORT" not in os.environ)
     if m.allreduce_max_int(need) == 0:

@@ -20,22 +20,8 @@ def world():
     yield dist.get_rank(), dist.get_world_size(), gloo
 
 
-@pytest.fixture(scope="session")
-def subgroups(world):
-    # Made before any other traffic: Loom's MPI_Comm_create_group was seen to
-    # hang at 3 ranks when groups are made after a run of nonblocking
-    # collectives (docs/torch.md, known problems).
-    rank, n, _ = world
-    evens = list(range(0, n, 2))
-    lo, hi = list(range(n // 2)), list(range(n // 2, n))
-    return {"evens": (evens, dist.new_group(evens)),
-            "lo": (lo, dist.new_group(lo) if lo else None),
-            "hi": (hi, dist.new_group(hi)),
-            "split": dist.split_group(split_ranks=[r for r in (lo, hi) if r])}
-
-
 @pytest.fixture(autouse=True)
-def _in_step(world, subgroups):
+def _in_step(world):
     # A test that failed on one rank must not leave another rank's next
     # collective waiting for a partner.
     yield

@@ -284,9 +284,10 @@ def test_barrier_and_p2p(world):
         dist.send(torch.tensor([float(rank)]), dst=0)
 
 
-def test_subgroups(world, subgroups):
+def test_subgroups(world):
     rank, n, _ = world
-    evens, g = subgroups["evens"]
+    evens = list(range(0, n, 2))
+    g = dist.new_group(evens)
     if rank in evens:
         t = torch.tensor([float(rank)])
         dist.all_reduce(t, group=g)
@@ -295,8 +296,8 @@ def test_subgroups(world, subgroups):
     else:
         assert g == dist.GroupMember.NON_GROUP_MEMBER
     # every rank in exactly one of two groups, created on all ranks in the same order
-    (lo, glo), (hi, ghi) = subgroups["lo"], subgroups["hi"]
-    groups = [glo, ghi]
+    lo, hi = list(range(n // 2)), list(range(n // 2, n))
+    groups = [dist.new_group(lo) if lo else None, dist.new_group(hi)]
     mine = groups[0] if rank in lo else groups[1]
     t = torch.ones(2)
     dist.all_reduce(t, group=mine)
@@ -311,7 +312,7 @@ def test_subgroups(world, subgroups):
         dist.broadcast(t, src=members[-1], group=mine)
         assert t.item() == members[-1]
     # split_group into the same halves
-    sg = subgroups["split"]
+    sg = dist.split_group(split_ranks=[r for r in (lo, hi) if r])
     if sg is not None:
         t = torch.ones(1)
         dist.all_reduce(t, group=sg)

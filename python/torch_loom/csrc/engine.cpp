@@ -166,6 +166,11 @@ void Engine::stop() {
 void Engine::run() {
   using Clock = std::chrono::steady_clock;
   std::vector<c10::intrusive_ptr<LoomWork>> finished;
+  // Works a waiter already finished: their last reference may be ours, and
+  // dropping it can release tensors, which takes the GIL. That must happen
+  // after mu_ is released: a Python thread holding the GIL may be waiting
+  // for mu_ (any MPI call), and the two would wait for each other forever.
+  std::vector<c10::intrusive_ptr<LoomWork>> dropped;
   auto idleSince = Clock::now();
   while (!stop_.load()) {
     {
@@ -173,7 +178,10 @@ void Engine::run() {
       size_t kept = 0;
       for (size_t i = 0; i < pending_.size(); ++i) {
         LoomWork* w = pending_[i].get();
-        if (w->claimed_) continue;  // a waiter finished it
+        if (w->claimed_) {  // a waiter finished it
+          dropped.push_back(std::move(pending_[i]));
+          continue;
+        }
         if (testLocked(w)) {
           w->claimed_ = true;
           finished.push_back(std::move(pending_[i]));
@@ -188,6 +196,7 @@ void Engine::run() {
     for (auto& w : finished) w->complete();
     const bool busy = !finished.empty();
     finished.clear();
+    dropped.clear();
     if (npending_.load() > 0 || busy) {
       idleSince = Clock::now();
       std::this_thread::yield();  // lets a caller take the mutex between passes
