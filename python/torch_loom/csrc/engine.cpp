@@ -199,7 +199,13 @@ void Engine::run() {
     dropped.clear();
     if (npending_.load() > 0 || busy) {
       idleSince = Clock::now();
-      std::this_thread::yield();  // lets a caller take the mutex between passes
+      if (oversubscribed_ && !busy) {
+        // Nothing finished: nap (a new work's kick() ends it early).
+        std::unique_lock<std::mutex> lock(sleepMu_);
+        sleepCv_.wait_for(lock, std::chrono::microseconds(50));
+      } else {
+        std::this_thread::yield();  // lets a caller take the mutex between passes
+      }
       continue;
     }
     // Idle: spin briefly (a training loop issues the next op soon), then sleep.

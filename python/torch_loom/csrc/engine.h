@@ -83,6 +83,11 @@ class Engine {
   // claimed yet. Returns true when w is done.
   bool poll(LoomWork* w);
 
+  // More ranks than cores on this node: a pass that completes nothing then
+  // naps briefly instead of spinning, leaving the cores to the ranks'
+  // compute (the backward pass DDP overlaps with its allreduces).
+  void setOversubscribed(bool yes) { oversubscribed_ = yes; }
+
   void start();   // the progress thread (idempotent)
   void stop();    // joins it (before MPI_Finalize)
 
@@ -100,6 +105,7 @@ class Engine {
   std::atomic<bool> stop_{false};
   std::thread thread_;
   bool started_ = false;
+  bool oversubscribed_ = false;
 };
 
 }  // namespace torch_loom

@@ -21,6 +21,8 @@
 #include <climits>
 #include <cstring>
 
+#include <unistd.h>
+
 #include "engine.h"
 
 namespace torch_loom {
@@ -709,6 +711,18 @@ int initMpi() {
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   gInitialized = true;
+  {
+    MPI_Comm node;
+    int local = 1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+      MPI_Comm_size(node, &local);
+      MPI_Comm_free(&node);
+    }
+    // The node's cores, not this rank's binding (a bound rank sees one).
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    Engine::get().setOversubscribed(cpus > 0 && local > cpus);
+  }
   Engine::get().start();
   return provided;
 }
