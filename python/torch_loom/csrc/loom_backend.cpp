@@ -710,8 +710,12 @@ int initMpi() {
     MPI_Query_thread(&provided);
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  const bool first = !gInitialized;
   gInitialized = true;
-  {
+  // Once, at import, where every rank calls this (later calls come from
+  // backend creations, which only a group's members make): a collective on
+  // MPI_COMM_WORLD here would wait for the others forever.
+  if (first) {
     MPI_Comm node;
     int local = 1;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
