@@ -71,7 +71,7 @@ typedef void FDeleteFn77(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fin
 typedef struct {
   void *copy, *del;
   MPI_Aint extra;
-  int kind;  // 0 communicator, 1 datatype
+  int kind;  // 0 communicator, 1 datatype, 2 MPI_Keyval_create (INTEGER values)
 } FKeyval;
 
 // The predefined callbacks, callable from Fortran by name. Passing one of
@@ -122,11 +122,9 @@ void mpi_null_delete_fn_(MPI_Fint *c, MPI_Fint *k, MPI_Fint *v, MPI_Fint *e, MPI
   *ierr = MPI_SUCCESS;
 }
 
-static int copy_tramp(int kind, MPI_Fint h, int keyval, void *extra, void *in, void *out,
-                      int *flag) {
+static int copy_tramp(MPI_Fint h, int keyval, void *extra, void *in, void *out, int *flag) {
   FKeyval *kv = (FKeyval *)extra;
   MPI_Fint k = keyval, f = 0, ierr = MPI_SUCCESS;
-  (void)kind;
   if (kv->kind == 2) {  // MPI_Keyval_create: INTEGER values
     MPI_Fint e = (MPI_Fint)kv->extra, vin = (MPI_Fint)(intptr_t)in, vout = 0;
     ((FCopyFn77 *)kv->copy)(&h, &k, &e, &vin, &vout, &f, &ierr);
@@ -154,14 +152,14 @@ static int delete_tramp(MPI_Fint h, int keyval, void *value, void *extra) {
 }
 
 static int comm_copy_tramp(MPI_Comm c, int keyval, void *extra, void *in, void *out, int *flag) {
-  return copy_tramp(0, MPI_Comm_toint(c), keyval, extra, in, out, flag);
+  return copy_tramp(MPI_Comm_toint(c), keyval, extra, in, out, flag);
 }
 static int comm_delete_tramp(MPI_Comm c, int keyval, void *value, void *extra) {
   return delete_tramp(MPI_Comm_toint(c), keyval, value, extra);
 }
 static int type_copy_tramp(MPI_Datatype t, int keyval, void *extra, void *in, void *out,
                            int *flag) {
-  return copy_tramp(1, MPI_Type_toint(t), keyval, extra, in, out, flag);
+  return copy_tramp(MPI_Type_toint(t), keyval, extra, in, out, flag);
 }
 static int type_delete_tramp(MPI_Datatype t, int keyval, void *value, void *extra) {
   return delete_tramp(MPI_Type_toint(t), keyval, value, extra);
