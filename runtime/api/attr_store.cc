@@ -156,5 +156,6 @@ Status AttrStore<H>::eraseAll(std::vector<Attribute>& attrs, H handle) {
 
 template struct AttrStore<MPI_Comm>;
 template struct AttrStore<MPI_Datatype>;
+template struct AttrStore<MPI_Win>;
 
 }  // namespace loom::api

@@ -26,6 +26,68 @@ bool read(int pid, const void* remote, void* local, size_t bytes) {
   return true;
 }
 
+namespace {
+
+// Advances an iovec array past `n` bytes (from piece *i, offset *off).
+void advance(const iovec* v, size_t count, size_t* i, size_t* off, size_t n) {
+  while (n > 0 && *i < count) {
+    size_t left = v[*i].iov_len - *off;
+    if (n < left) {
+      *off += n;
+      return;
+    }
+    n -= left;
+    ++*i;
+    *off = 0;
+  }
+  while (*i < count && v[*i].iov_len == 0) ++*i;
+}
+
+// Up to kBatch pieces of `v` from (i, off) into `out`.
+constexpr size_t kBatch = 512;  // below IOV_MAX (1024)
+size_t window(const iovec* v, size_t count, size_t i, size_t off, iovec* out) {
+  size_t n = 0;
+  for (; i < count && n < kBatch; ++i, off = 0) {
+    if (v[i].iov_len == off) continue;
+    out[n].iov_base = static_cast<char*>(v[i].iov_base) + off;
+    out[n].iov_len = v[i].iov_len - off;
+    ++n;
+  }
+  return n;
+}
+
+bool transfer(bool write, int pid, const iovec* local, size_t nlocal, const iovec* remote,
+              size_t nremote) {
+  size_t li = 0, lo = 0, ri = 0, ro = 0;
+  advance(local, nlocal, &li, &lo, 0);
+  advance(remote, nremote, &ri, &ro, 0);
+  iovec l[kBatch], r[kBatch];
+  while (li < nlocal && ri < nremote) {
+    size_t nl = window(local, nlocal, li, lo, l);
+    size_t nr = window(remote, nremote, ri, ro, r);
+    ssize_t n = write ? process_vm_writev(pid, l, nl, r, nr, 0)
+                      : process_vm_readv(pid, l, nl, r, nr, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EFAULT;
+      return false;
+    }
+    advance(local, nlocal, &li, &lo, static_cast<size_t>(n));
+    advance(remote, nremote, &ri, &ro, static_cast<size_t>(n));
+  }
+  return true;
+}
+
+}  // namespace
+
+bool readv(int pid, const iovec* local, size_t nlocal, const iovec* remote, size_t nremote) {
+  return transfer(false, pid, local, nlocal, remote, nremote);
+}
+
+bool writev(int pid, const iovec* local, size_t nlocal, const iovec* remote, size_t nremote) {
+  return transfer(true, pid, local, nlocal, remote, nremote);
+}
+
 bool usable() {
   static const bool ok = [] {
     bool on = true;

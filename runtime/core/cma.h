@@ -3,6 +3,8 @@
 // buffers directly. (The shm transport probes its own use of it.)
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstddef>
 
 namespace loom::cma {
@@ -16,5 +18,13 @@ bool usable();
 // Reads `bytes` at `remote` in process `pid` into `local`; false on failure
 // (errno says why).
 bool read(int pid, const void* remote, void* local, size_t bytes);
+
+// Scatter/gather forms for one-sided communication (rma/): moves the bytes
+// of the local pieces `local` to or from the remote pieces `remote` (same
+// total length) of process `pid`, in as many system calls as IOV_MAX and
+// partial transfers need. False on failure (errno: EFAULT for an address the
+// target has not mapped, EPERM where attaching is refused).
+bool readv(int pid, const iovec* local, size_t nlocal, const iovec* remote, size_t nremote);
+bool writev(int pid, const iovec* local, size_t nlocal, const iovec* remote, size_t nremote);
 
 }  // namespace loom::cma

@@ -44,9 +44,10 @@ struct Errhandler {
   const char* name;  // "MPI_ERRORS_ARE_FATAL"
   // kUser: the function to call: commFn for communicators (runtime/api/
   // runtime.cc, raise()), sessionFn for sessions (session_api.cc); exactly
-  // one is set. Windows and files would carry their own function type.
+  // one is set (winFn for windows, runtime/api/win_api.cc).
   MPI_Comm_errhandler_function* commFn = nullptr;
   MPI_Session_errhandler_function* sessionFn = nullptr;  // session handlers
+  MPI_Win_errhandler_function* winFn = nullptr;          // window handlers
   // The function is Fortran's (created from Fortran): it takes the Fortran
   // handle and the code, SUBROUTINE(COMM, ERROR_CODE).
   bool fortran = false;

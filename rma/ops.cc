@@ -1,0 +1,399 @@
+// The origin side of MPI_Put, MPI_Get, the accumulates and
+// MPI_Compare_and_swap (rma/window.h).
+//
+// Every operation first turns the target side into pieces, (address,
+// length) in the target's address space, range-checked against the
+// target's window, so one description serves all three ways of access:
+// kDirect copies through the mapping, kCma hands the pieces to
+// process_vm_writev/readv as the remote iovec, kMessage ships them in the
+// request. Accumulates gather the target's elements into a packed buffer,
+// combine with the packed origin data, and scatter them back, all under the
+// target's accumulate mutex.
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "coll/op.h"
+#include "core/cma.h"
+#include "core/datatype.h"
+#include "core/progress.h"
+#include "p2p/p2p.h"
+#include "rma/am.h"
+#include "rma/ops_util.h"
+#include "rma/window.h"
+
+namespace loom::rma {
+
+Request* completedRequest() {
+  Request* r = Request::alloc(ReqKind::kColl);
+  r->active = true;
+  r->finish();
+  return r;
+}
+
+const Datatype* elementType(const Datatype* t) {
+  while (!t->isPredefined() && !t->parts().empty()) t = t->parts()[0].type;
+  return t;
+}
+
+void lockAcc(Control* c) {
+  for (unsigned spins = 0; c->accLock.exchange(1, std::memory_order_acquire) != 0; ++spins) {
+    while (c->accLock.load(std::memory_order_relaxed) != 0) {
+      if (progress::oversubscribed() || spins > 64)
+        sched_yield();
+      else
+        __builtin_ia32_pause();
+      ++spins;
+    }
+  }
+}
+void unlockAcc(Control* c) { c->accLock.store(0, std::memory_order_release); }
+
+void copyPieces(const std::vector<iovec>& dst, const std::vector<iovec>& src) {
+  size_t di = 0, doff = 0;
+  for (const iovec& s : src) {
+    size_t soff = 0;
+    while (soff < s.iov_len && di < dst.size()) {
+      size_t n = std::min(s.iov_len - soff, dst[di].iov_len - doff);
+      std::memcpy(static_cast<char*>(dst[di].iov_base) + doff,
+                  static_cast<const char*>(s.iov_base) + soff, n);
+      soff += n;
+      doff += n;
+      if (doff == dst[di].iov_len) {
+        ++di;
+        doff = 0;
+      }
+    }
+  }
+}
+
+void gatherPieces(const std::vector<iovec>& src, char* out) {
+  for (const iovec& s : src) {
+    std::memcpy(out, s.iov_base, s.iov_len);
+    out += s.iov_len;
+  }
+}
+
+void scatterPieces(const char* in, const std::vector<iovec>& dst) {
+  for (const iovec& d : dst) {
+    std::memcpy(d.iov_base, in, d.iov_len);
+    in += d.iov_len;
+  }
+}
+
+Status combine(coll::Op* op, const Datatype* elem, const void* origin, void* target,
+               size_t bytes) {
+  switch (op->kind()) {
+    case coll::Op::Kind::kNoOp:
+      return Status::ok();
+    case coll::Op::Kind::kReplace:
+      std::memcpy(target, origin, bytes);
+      return Status::ok();
+    default:
+      if (!coll::opValidFor(op, elem))
+        return errorf(MPI_ERR_OP, "%s is not defined on %s", op->name(),
+                      elem->name().empty() ? "this datatype" : elem->name().c_str());
+      coll::reducePacked(origin, target, bytes, const_cast<Datatype*>(elem), op);
+      return Status::ok();
+  }
+}
+
+bool Window::inEpoch(int target) const {
+  if (fenceOpen_ || lockAll_ || peers_[target].lockHeld) return true;
+  return started_ &&
+         std::find(accessGroup_.begin(), accessGroup_.end(), target) != accessGroup_.end();
+}
+
+Status Window::targetPieces(const Target& t, std::vector<iovec>* out, size_t* bytes) {
+  const Peer& p = peers_[t.rank];
+  *bytes = t.type->packedSize(t.count);
+  out->clear();
+  if (*bytes == 0) return Status::ok();
+  const uint64_t addr = p.base + t.disp * static_cast<uint64_t>(p.dispUnit);
+  t.type->segments(reinterpret_cast<void*>(addr), t.count, 0, *bytes, out);
+  if (flavor_ == Flavor::kDynamic) {
+    // The attached regions: this rank's own list, a node peer's Control
+    // block; a rank of another node checks them itself.
+    const Control* c = p.ctl;
+    if (!c && p.access != Access::kMessage) c = peers_[rank()].ctl;
+    if (p.access == Access::kMessage) return Status::ok();
+    const uint32_t nr = c->nregions.load(std::memory_order_acquire);
+    for (const iovec& v : *out) {
+      const auto a = reinterpret_cast<uint64_t>(v.iov_base);
+      bool in = false;
+      for (uint32_t i = 0; i < nr && !in; ++i)
+        in = a >= c->regions[i].addr && a + v.iov_len <= c->regions[i].addr + c->regions[i].bytes;
+      if (!in)
+        return errorf(MPI_ERR_RMA_RANGE, "target rank %d has no memory attached at %#llx (%zu "
+                      "bytes) in this dynamic window", t.rank,
+                      static_cast<unsigned long long>(a), v.iov_len);
+    }
+    return Status::ok();
+  }
+  for (const iovec& v : *out) {
+    const auto a = reinterpret_cast<uint64_t>(v.iov_base);
+    if (a < p.base || a + v.iov_len > p.base + p.size)
+      return errorf(MPI_ERR_RMA_RANGE, "target rank %d: bytes %lld..%lld of its window are "
+                    "outside it (%llu bytes)", t.rank,
+                    static_cast<long long>(a - p.base),
+                    static_cast<long long>(a - p.base + v.iov_len),
+                    static_cast<unsigned long long>(p.size));
+  }
+  return Status::ok();
+}
+
+namespace {
+
+// The target pieces as addresses of this process (kDirect).
+void mapPieces(const Peer& p, std::vector<iovec>* v) {
+  for (iovec& x : *v)
+    x.iov_base = p.mapped + (reinterpret_cast<uint64_t>(x.iov_base) - p.base);
+}
+
+void originPieces(const void* buf, int64_t count, const Datatype* type, size_t bytes,
+                  std::vector<iovec>* out) {
+  out->clear();
+  if (bytes) type->segments(buf, count, 0, bytes, out);
+}
+
+// Header + pieces + `data` bytes, malloc'ed; *data points at the data.
+char* buildRequest(const AmHeader& h, const std::vector<iovec>& pieces, char** data) {
+  const size_t at = sizeof h + pieces.size() * sizeof(AmPiece);
+  char* m = static_cast<char*>(std::malloc(at + h.bytes * (h.op == AmOp::kCas ? 2 : 1) + 1));
+  std::memcpy(m, &h, sizeof h);
+  auto* pc = reinterpret_cast<AmPiece*>(m + sizeof h);
+  for (size_t i = 0; i < pieces.size(); ++i)
+    pc[i] = {reinterpret_cast<uint64_t>(pieces[i].iov_base), pieces[i].iov_len};
+  *data = m + at;
+  return m;
+}
+
+size_t requestBytes(const AmHeader& h, bool withData) {
+  return sizeof h + h.pieces * sizeof(AmPiece) +
+         (withData ? h.bytes * (h.op == AmOp::kCas ? 2 : 1) : 0);
+}
+
+}  // namespace
+
+int Window::nextReplyTag() {
+  replyTag_ = (replyTag_ + 1) % kTagReplySpan;
+  return kTagReplyBase + replyTag_;
+}
+
+Status Window::checkOp(const Target& t, int64_t count, const Datatype* type,
+                       std::vector<iovec>* pieces, size_t* bytes) {
+  if (!inEpoch(t.rank))
+    return errorf(MPI_ERR_RMA_SYNC, "no access epoch is open to target rank %d (MPI_Win_fence, "
+                  "MPI_Win_start or MPI_Win_lock first)", t.rank);
+  LOOM_TRY(targetPieces(t, pieces, bytes));
+  if (type && type->packedSize(count) != *bytes)
+    return errorf(MPI_ERR_TYPE, "the origin data (%zu bytes) and the target data (%zu bytes) "
+                  "differ in size", type->packedSize(count), *bytes);
+  return Status::ok();
+}
+
+Status Window::put(const void* origin, int64_t count, Datatype* type, const Target& t,
+                   Request** req) {
+  std::vector<iovec> pieces, src;
+  size_t bytes = 0;
+  LOOM_TRY(checkOp(t, count, type, &pieces, &bytes));
+  Peer& p = peers_[t.rank];
+  if (bytes > 0) {
+    if (p.access == Access::kDirect) {
+      if (pieces.size() == 1 && type->isContiguous()) {
+        std::memcpy(p.mapped + (reinterpret_cast<uint64_t>(pieces[0].iov_base) - p.base),
+                    static_cast<const char*>(origin) + type->trueLb(), bytes);
+      } else {
+        mapPieces(p, &pieces);
+        originPieces(origin, count, type, bytes, &src);
+        copyPieces(pieces, src);
+      }
+    } else if (p.access == Access::kCma) {
+      originPieces(origin, count, type, bytes, &src);
+      if (!cma::writev(p.pid, src.data(), src.size(), pieces.data(), pieces.size()))
+        return errorf(MPI_ERR_RMA_RANGE, "writing to rank %d's window failed (%s)", t.rank,
+                      std::strerror(errno));
+    } else {
+      AmHeader h{AmOp::kPut, 0, 0, 0, 0, 0, static_cast<uint32_t>(pieces.size()), 0, bytes};
+      char* data;
+      char* m = buildRequest(h, pieces, &data);
+      type->pack(origin, count, 0, data, bytes);
+      LOOM_TRY(sendOwned(this, t.rank, kTagRequest, m, requestBytes(h, true)));
+      p.amPending = true;
+    }
+  }
+  if (req) *req = completedRequest();
+  return Status::ok();
+}
+
+Status Window::get(void* origin, int64_t count, Datatype* type, const Target& t, Request** req) {
+  std::vector<iovec> pieces, dst;
+  size_t bytes = 0;
+  LOOM_TRY(checkOp(t, count, type, &pieces, &bytes));
+  Peer& p = peers_[t.rank];
+  if (bytes > 0 && p.access == Access::kMessage) {
+    AmHeader h{AmOp::kGet, 0, 0, nextReplyTag(), 0, 0, static_cast<uint32_t>(pieces.size()), 0,
+               bytes};
+    Request* r = nullptr;
+    LOOM_TRY(p2p::irecv(origin, count, type, t.rank, h.replyTag, comm_, Channel::kPt2pt, &r));
+    char* data;
+    char* m = buildRequest(h, pieces, &data);
+    Status st = sendOwned(this, t.rank, kTagRequest, m, requestBytes(h, false));
+    if (!st.isOk()) {
+      (void)p2p::cancelRecv(r);
+      Request::release(r);
+      return st;
+    }
+    if (req)
+      *req = r;
+    else
+      gets_.emplace_back(r, bytes);
+    return Status::ok();
+  }
+  if (bytes > 0) {
+    if (p.access == Access::kDirect) {
+      if (pieces.size() == 1 && type->isContiguous()) {
+        std::memcpy(static_cast<char*>(origin) + type->trueLb(),
+                    p.mapped + (reinterpret_cast<uint64_t>(pieces[0].iov_base) - p.base), bytes);
+      } else {
+        mapPieces(p, &pieces);
+        originPieces(origin, count, type, bytes, &dst);
+        copyPieces(dst, pieces);
+      }
+    } else {
+      originPieces(origin, count, type, bytes, &dst);
+      if (!cma::readv(p.pid, dst.data(), dst.size(), pieces.data(), pieces.size()))
+        return errorf(MPI_ERR_RMA_RANGE, "reading rank %d's window failed (%s)", t.rank,
+                      std::strerror(errno));
+    }
+  }
+  if (req) *req = completedRequest();
+  return Status::ok();
+}
+
+Status Window::accumulate(const void* origin, int64_t count, Datatype* type, void* result,
+                          int64_t rcount, Datatype* rtype, const Target& t, coll::Op* op,
+                          Request** req) {
+  const bool noop = op->kind() == coll::Op::Kind::kNoOp;
+  std::vector<iovec> pieces;
+  size_t bytes = 0;
+  LOOM_TRY(checkOp(t, count, noop ? nullptr : type, &pieces, &bytes));
+  if (result && rtype->packedSize(rcount) != bytes)
+    return errorf(MPI_ERR_TYPE, "the result buffer (%zu bytes) and the target data (%zu bytes) "
+                  "differ in size", rtype->packedSize(rcount), bytes);
+  const Datatype* elem = elementType(t.type);
+  if (!noop && elementType(type)->kind() != elem->kind())
+    return errorf(MPI_ERR_TYPE, "origin and target datatypes are built from different basic "
+                  "types");
+  if (!noop && op->kind() != coll::Op::Kind::kReplace && !coll::opValidFor(op, elem))
+    return errorf(MPI_ERR_OP, "%s is not defined on %s", op->name(),
+                  elem->name().empty() ? "this datatype" : elem->name().c_str());
+  Peer& p = peers_[t.rank];
+  if (bytes == 0) {
+    if (req) *req = completedRequest();
+    return Status::ok();
+  }
+  if (p.access == Access::kMessage) {
+    AmHeader h{result ? AmOp::kGetAcc : AmOp::kAcc, 0, 0, result ? nextReplyTag() : 0,
+               static_cast<uint32_t>(reinterpret_cast<uintptr_t>(coll::toHandle(op))),
+               elem->abiValue(), static_cast<uint32_t>(pieces.size()), 0, bytes};
+    Request* r = nullptr;
+    if (result)
+      LOOM_TRY(p2p::irecv(result, rcount, rtype, t.rank, h.replyTag, comm_, Channel::kPt2pt, &r));
+    char* data;
+    char* m = buildRequest(h, pieces, &data);
+    if (!noop) type->pack(origin, count, 0, data, bytes);
+    LOOM_TRY(sendOwned(this, t.rank, kTagRequest, m, requestBytes(h, !noop)));
+    p.amPending = true;
+    if (r) {
+      if (req)
+        *req = r;
+      else
+        gets_.emplace_back(r, bytes);
+    } else if (req) {
+      *req = completedRequest();
+    }
+    return Status::ok();
+  }
+  // Here: read, combine, write back under the target's mutex.
+  std::vector<char> in(noop ? 0 : bytes), cur(bytes);
+  if (!noop) type->pack(origin, count, 0, in.data(), bytes);
+  if (p.access == Access::kDirect) mapPieces(p, &pieces);
+  lockAcc(p.ctl);
+  Status st = Status::ok();
+  if (p.access == Access::kDirect) {
+    gatherPieces(pieces, cur.data());
+  } else {
+    iovec l{cur.data(), bytes};
+    if (!cma::readv(p.pid, &l, 1, pieces.data(), pieces.size()))
+      st = errorf(MPI_ERR_RMA_RANGE, "reading rank %d's window failed (%s)", t.rank,
+                  std::strerror(errno));
+  }
+  if (st.isOk() && result) rtype->unpack(result, rcount, 0, cur.data(), bytes);
+  if (st.isOk() && !noop) {
+    st = combine(op, elem, in.data(), cur.data(), bytes);
+    if (st.isOk()) {
+      if (p.access == Access::kDirect) {
+        scatterPieces(cur.data(), pieces);
+      } else {
+        iovec l{cur.data(), bytes};
+        if (!cma::writev(p.pid, &l, 1, pieces.data(), pieces.size()))
+          st = errorf(MPI_ERR_RMA_RANGE, "writing to rank %d's window failed (%s)", t.rank,
+                      std::strerror(errno));
+      }
+    }
+  }
+  unlockAcc(p.ctl);
+  if (st.isOk() && req) *req = completedRequest();
+  return st;
+}
+
+Status Window::compareAndSwap(const void* origin, const void* compare, void* result,
+                              Datatype* type, int target, uint64_t disp) {
+  std::vector<iovec> pieces;
+  size_t bytes = 0;
+  const Target t{target, disp, 1, type};
+  LOOM_TRY(checkOp(t, 1, type, &pieces, &bytes));
+  Peer& p = peers_[target];
+  if (p.access == Access::kMessage) {
+    AmHeader h{AmOp::kCas, 0, 0, nextReplyTag(), 0, type->abiValue(),
+               static_cast<uint32_t>(pieces.size()), 0, bytes};
+    Request* r = nullptr;
+    LOOM_TRY(p2p::irecv(result, 1, type, target, h.replyTag, comm_, Channel::kPt2pt, &r));
+    char* data;
+    char* m = buildRequest(h, pieces, &data);
+    std::memcpy(data, origin, bytes);
+    std::memcpy(data + bytes, compare, bytes);
+    LOOM_TRY(sendOwned(this, target, kTagRequest, m, requestBytes(h, true)));
+    p.amPending = true;
+    gets_.emplace_back(r, bytes);
+    return Status::ok();
+  }
+  char cur[64];
+  if (p.access == Access::kDirect) mapPieces(p, &pieces);
+  lockAcc(p.ctl);
+  Status st = Status::ok();
+  iovec l{cur, bytes};
+  if (p.access == Access::kDirect)
+    gatherPieces(pieces, cur);
+  else if (!cma::readv(p.pid, &l, 1, pieces.data(), pieces.size()))
+    st = errorf(MPI_ERR_RMA_RANGE, "reading rank %d's window failed", target);
+  if (st.isOk()) {
+    std::memcpy(result, cur, bytes);
+    if (std::memcmp(cur, compare, bytes) == 0) {
+      if (p.access == Access::kDirect) {
+        scatterPieces(static_cast<const char*>(origin), pieces);
+      } else {
+        iovec o{const_cast<void*>(origin), bytes};
+        if (!cma::writev(p.pid, &o, 1, pieces.data(), pieces.size()))
+          st = errorf(MPI_ERR_RMA_RANGE, "writing to rank %d's window failed", target);
+      }
+    }
+  }
+  unlockAcc(p.ctl);
+  return st;
+}
+
+}  // namespace loom::rma

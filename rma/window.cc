@@ -1,0 +1,297 @@
+// Window creation and destruction, shared-memory query, dynamic
+// attachment (rma/window.h).
+//
+// Creation is three small allgathers over the window's private
+// communicator: (1) every rank's size, displacement unit, pid, node and,
+// for MPI_Win_create, base; (2) the node leader's segment handle (the
+// lowest window rank of each node creates one segment: the Control blocks
+// of the node's ranks, then, for the allocating flavors, their memory);
+// (3) whether the mapping worked, and each rank's base address in its own
+// address space. After (3) every rank of the node has mapped the segment,
+// so the leader drops its descriptor (a memfd) or unlinks its name.
+#include "rma/window.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "core/cma.h"
+#include "core/locality.h"
+#include "core/log.h"
+#include "core/params.h"
+#include "core/progress.h"
+#include "core/request.h"
+#include "rma/am.h"
+
+namespace loom::rma {
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+uint64_t roundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+struct Info1 {
+  uint64_t base;
+  uint64_t size;
+  int32_t dispUnit;
+  int32_t pid;
+  int32_t node;
+  int32_t pad;
+};
+struct Info2 {
+  segment::Handle handle;
+  int32_t ok;
+  int32_t pad;
+};
+struct Info3 {
+  uint64_t base;
+  int32_t ok;
+  int32_t pad;
+};
+
+// Whether windows on user memory may use cross-memory attach for ranks of
+// this node (LOOM_RMA_CMA=0 sends their operations through the target's
+// progress instead, as where the system refuses CMA).
+bool cmaForWindows() {
+  static const bool on = [] {
+    bool yes = true;
+    const std::string v = params::getString("LOOM_RMA_CMA");
+    if (v != "auto" && params::parseBool(v, &yes) && !yes) return false;
+    return cma::usable();
+  }();
+  return on;
+}
+
+}  // namespace
+
+Status Window::create(Comm* comm, Flavor flavor, void** base, uint64_t size, int dispUnit,
+                      bool noncontig, const Collectives& coll, Window** out) {
+  auto* w = new Window;
+  w->comm_ = comm;
+  w->flavor_ = flavor;
+  const int n = comm->size(), me = comm->rank();
+  const auto& where = jobLocality();
+  auto nodeOf = [&](int r) {
+    int j = comm->worldRank(r);
+    return j < static_cast<int>(where.size()) ? where[j].nodeId : 0;
+  };
+
+  Info1 mine{flavor == Flavor::kCreate ? reinterpret_cast<uint64_t>(*base) : 0, size, dispUnit,
+             static_cast<int32_t>(getpid()), nodeOf(me), 0};
+  std::vector<Info1> all(n);
+  Status st = coll.allgather(comm, &mine, sizeof mine, all.data());
+  if (!st.isOk()) {
+    delete w;
+    return st;
+  }
+  w->peers_.resize(n);
+  for (int r = 0; r < n; ++r) {
+    Peer& p = w->peers_[r];
+    p.jobRank = comm->worldRank(r);
+    p.node = all[r].node;
+    p.pid = all[r].pid;
+    p.dispUnit = all[r].dispUnit;
+    p.base = all[r].base;
+    p.size = all[r].size;
+    if (p.node == mine.node) w->local_.push_back(r);
+  }
+  if (flavor == Flavor::kShared && static_cast<int>(w->local_.size()) != n) {
+    delete w;
+    return errorf(MPI_ERR_RMA_SHARED, "MPI_Win_allocate_shared needs every rank on one node "
+                  "(this communicator spans %d nodes)", n == 0 ? 0 : 2);
+  }
+
+  // The node's segment: Control blocks, then each local rank's memory.
+  const bool allocating = flavor == Flavor::kAllocate || flavor == Flavor::kShared;
+  const size_t nlocal = w->local_.size();
+  const uint64_t ctlBytes = roundUp(nlocal * sizeof(Control), kPage);
+  std::vector<uint64_t> offset(nlocal, ctlBytes);
+  uint64_t end = ctlBytes;
+  for (size_t i = 0; i < nlocal; ++i) {
+    const uint64_t s = allocating ? all[w->local_[i]].size : 0;
+    // allocate_shared: contiguous, as the standard's default promises;
+    // otherwise each rank's memory starts on a cache line (a page with
+    // alloc_shared_noncontig).
+    if (flavor != Flavor::kShared || noncontig)
+      end = roundUp(end, flavor == Flavor::kShared ? kPage : 64);
+    offset[i] = end;
+    end += s;
+  }
+  const uint64_t total = std::max(end, ctlBytes);
+  const int leader = w->local_.front();
+  const std::string segName = "/loom-" + jobNamespace() + "-win-" +
+                              std::to_string(comm->worldRank(leader)) + "-" +
+                              std::to_string(comm->contextId());
+  Info2 h{};
+  h.ok = 1;
+  if (me == leader) {
+    Status cs = segment::create(segName, total, &w->seg_, &h.handle);
+    if (!cs.isOk()) {
+      log::error("window segment: %s", cs.message().c_str());
+      h.ok = 0;
+    }
+  }
+  std::vector<Info2> hs(n);
+  st = coll.allgather(comm, &h, sizeof h, hs.data());
+  if (!st.isOk()) {
+    segment::unmap(&w->seg_);
+    delete w;
+    return st;
+  }
+  Info3 m3{0, hs[leader].ok, 0};
+  if (me != leader && m3.ok) {
+    Status as = segment::attach(segName, total, hs[leader].handle, &w->seg_);
+    if (!as.isOk()) {
+      log::error("window segment: %s", as.message().c_str());
+      m3.ok = 0;
+    }
+  }
+  size_t myIdx = std::find(w->local_.begin(), w->local_.end(), me) - w->local_.begin();
+  if (m3.ok && allocating)
+    m3.base = reinterpret_cast<uint64_t>(static_cast<char*>(w->seg_.base) + offset[myIdx]);
+  std::vector<Info3> bs(n);
+  st = coll.allgather(comm, &m3, sizeof m3, bs.data());
+  if (st.isOk()) {
+    for (int r = 0; r < n; ++r)
+      if (!bs[r].ok)
+        st = errorf(MPI_ERR_NO_MEM, "rank %d could not map its node's window segment (%llu "
+                    "bytes): see its log", r, static_cast<unsigned long long>(total));
+  }
+  if (me == leader) {
+    segment::release(&w->seg_);
+    segment::unlinkName(&w->seg_);
+  }
+  if (!st.isOk()) {
+    segment::unmap(&w->seg_);
+    delete w;
+    return st;
+  }
+
+  auto* seg = static_cast<char*>(w->seg_.base);
+  if (allocating)
+    for (int r = 0; r < n; ++r) w->peers_[r].base = bs[r].base;
+  for (size_t i = 0; i < nlocal; ++i) {
+    Peer& p = w->peers_[w->local_[i]];
+    p.ctl = reinterpret_cast<Control*>(seg + i * sizeof(Control));
+    if (allocating) p.mapped = seg + offset[i];
+  }
+  const bool cmaOk = cmaForWindows();
+  for (int r = 0; r < n; ++r) {
+    Peer& p = w->peers_[r];
+    if (r == me) {
+      p.access = Access::kDirect;
+      p.mapped = reinterpret_cast<char*>(p.base);
+    } else if (p.ctl && allocating) {
+      p.access = Access::kDirect;
+    } else if (p.ctl && cmaOk) {
+      p.access = Access::kCma;
+    } else {
+      p.access = Access::kMessage;
+      w->usesMessages_ = true;
+    }
+  }
+  if (allocating) *base = w->peers_[me].mapped;
+  w->attrSize = static_cast<MPI_Aint>(size);
+  w->attrDispUnit = dispUnit;
+  w->attrFlavor = flavor == Flavor::kCreate     ? MPI_WIN_FLAVOR_CREATE
+                  : flavor == Flavor::kAllocate ? MPI_WIN_FLAVOR_ALLOCATE
+                  : flavor == Flavor::kDynamic  ? MPI_WIN_FLAVOR_DYNAMIC
+                                                : MPI_WIN_FLAVOR_SHARED;
+  if (w->usesMessages_) {
+    Am::add(w);
+    w->registered_ = true;
+  }
+  log::debug("rma", "window on context %u: %d ranks, %zu on this node, %s", comm->contextId(), n,
+             nlocal, w->usesMessages_ ? "messages to some targets" : "no messages");
+  *out = w;
+  return Status::ok();
+}
+
+Status Window::free(const Collectives& coll) {
+  if (started_ || posted_ || locks_ > 0 || lockAll_)
+    return errorf(MPI_ERR_RMA_SYNC, "an epoch is still open on this window (%s)",
+                  started_ ? "MPI_Win_start without MPI_Win_complete"
+                  : posted_ ? "MPI_Win_post without MPI_Win_wait"
+                  : lockAll_ ? "MPI_Win_lock_all without MPI_Win_unlock_all"
+                             : "MPI_Win_lock without MPI_Win_unlock");
+  Status st = flushMessages(-1);
+  Status ws = waitGets();
+  // After the barrier nobody reads or writes this rank's memory; messages
+  // for it were all answered (each origin flushed before its barrier).
+  Status bs = coll.barrier(comm_);
+  if (registered_) {
+    Am::remove(this);
+    registered_ = false;
+  }
+  Am::drain(this);
+  segment::unmap(&seg_);
+  if (!st.isOk()) return st;
+  if (!ws.isOk()) return ws;
+  return bs;
+}
+
+Window::~Window() {
+  magic_ = 0;
+  if (registered_) Am::remove(this);
+  Errhandler::release(errhandler_);
+  segment::unmap(&seg_);
+}
+
+void Window::sharedQuery(int r, uint64_t* size, int* dispUnit, void** ptr) {
+  if (r == MPI_PROC_NULL) {
+    for (int k = 0; k < static_cast<int>(peers_.size()); ++k)
+      if (peers_[k].size > 0 && peers_[k].mapped) {
+        r = k;
+        break;
+      }
+    if (r == MPI_PROC_NULL) {
+      *size = 0;
+      *dispUnit = peers_[rank()].dispUnit;
+      *ptr = nullptr;
+      return;
+    }
+  }
+  const Peer& p = peers_[r];
+  bool shared = p.mapped && (flavor_ == Flavor::kShared || flavor_ == Flavor::kAllocate);
+  *size = shared ? p.size : 0;
+  *dispUnit = p.dispUnit;
+  *ptr = shared ? p.mapped : nullptr;
+}
+
+Status Window::attach(void* addr, uint64_t bytes) {
+  if (bytes == 0) return Status::ok();
+  const auto a = reinterpret_cast<uint64_t>(addr);
+  for (auto& [ra, rb] : regions_)
+    if (a < ra + rb && ra < a + bytes)
+      return errorf(MPI_ERR_RMA_ATTACH, "memory at %p overlaps a region already attached", addr);
+  Control* c = peers_[rank()].ctl;
+  if (regions_.size() >= static_cast<size_t>(kMaxRegions))
+    return errorf(MPI_ERR_RMA_ATTACH, "more than %d regions attached to one dynamic window",
+                  kMaxRegions);
+  regions_.emplace_back(a, bytes);
+  if (c) {
+    for (size_t i = 0; i < regions_.size(); ++i)
+      c->regions[i] = {regions_[i].first, regions_[i].second};
+    c->nregions.store(static_cast<uint32_t>(regions_.size()), std::memory_order_release);
+  }
+  return Status::ok();
+}
+
+Status Window::detach(const void* addr) {
+  const auto a = reinterpret_cast<uint64_t>(addr);
+  auto it = std::find_if(regions_.begin(), regions_.end(),
+                         [a](const auto& r) { return r.first == a; });
+  if (it == regions_.end())
+    return errorf(MPI_ERR_RMA_ATTACH, "no region attached at %p", addr);
+  regions_.erase(it);
+  if (Control* c = peers_[rank()].ctl) {
+    for (size_t i = 0; i < regions_.size(); ++i)
+      c->regions[i] = {regions_[i].first, regions_[i].second};
+    c->nregions.store(static_cast<uint32_t>(regions_.size()), std::memory_order_release);
+  }
+  return Status::ok();
+}
+
+}  // namespace loom::rma
