@@ -466,3 +466,13 @@ extern "C" int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Win_call_errhandler)
+
+// MPI_Win_create_errhandler from Fortran (libloom_fortran): the handler is
+// called as SUBROUTINE(WIN, ERROR_CODE) with the Fortran handle. Exported
+// for the bindings only.
+extern "C" int loom_f_win_create_errhandler(void* fortran_fn, MPI_Errhandler* errhandler) {
+  int rc = PMPI_Win_create_errhandler(
+      reinterpret_cast<MPI_Win_errhandler_function*>(fortran_fn), errhandler);
+  if (rc == MPI_SUCCESS) loom::api::toErrhandler(*errhandler)->fortran = true;
+  return rc;
+}
