@@ -194,8 +194,32 @@ Status Window::checkOp(const Target& t, int64_t count, const Datatype* type,
   return Status::ok();
 }
 
+// The common case of a put or get without allocation: both sides
+// contiguous, the target mapped here (non-dynamic window). Returns the
+// target's bytes as mapped here, nullptr when the general path must run
+// (which also reports the errors).
+char* Window::directContiguous(const Target& t, int64_t count, const Datatype* type,
+                               size_t* bytes) {
+  Peer& p = peers_[t.rank];
+  if (p.access != Access::kDirect || flavor_ == Flavor::kDynamic || !type->isContiguous() ||
+      !t.type->isContiguous() || !inEpoch(t.rank))
+    return nullptr;
+  const size_t n = t.type->packedSize(t.count);
+  if (n != type->packedSize(count) || n == 0) return nullptr;
+  const uint64_t off = t.disp * static_cast<uint64_t>(p.dispUnit) + t.type->trueLb();
+  if (t.disp > (1ull << 56) || off + n > p.size) return nullptr;
+  *bytes = n;
+  return p.mapped + off;
+}
+
 Status Window::put(const void* origin, int64_t count, Datatype* type, const Target& t,
                    Request** req) {
+  size_t n = 0;
+  if (char* dst = directContiguous(t, count, type, &n)) {
+    std::memcpy(dst, static_cast<const char*>(origin) + type->trueLb(), n);
+    if (req) *req = completedRequest();
+    return Status::ok();
+  }
   std::vector<iovec> pieces, src;
   size_t bytes = 0;
   LOOM_TRY(checkOp(t, count, type, &pieces, &bytes));
@@ -229,6 +253,12 @@ Status Window::put(const void* origin, int64_t count, Datatype* type, const Targ
 }
 
 Status Window::get(void* origin, int64_t count, Datatype* type, const Target& t, Request** req) {
+  size_t n = 0;
+  if (char* src = directContiguous(t, count, type, &n)) {
+    std::memcpy(static_cast<char*>(origin) + type->trueLb(), src, n);
+    if (req) *req = completedRequest();
+    return Status::ok();
+  }
   std::vector<iovec> pieces, dst;
   size_t bytes = 0;
   LOOM_TRY(checkOp(t, count, type, &pieces, &bytes));
@@ -277,12 +307,6 @@ Status Window::accumulate(const void* origin, int64_t count, Datatype* type, voi
                           int64_t rcount, Datatype* rtype, const Target& t, coll::Op* op,
                           Request** req) {
   const bool noop = op->kind() == coll::Op::Kind::kNoOp;
-  std::vector<iovec> pieces;
-  size_t bytes = 0;
-  LOOM_TRY(checkOp(t, count, noop ? nullptr : type, &pieces, &bytes));
-  if (result && rtype->packedSize(rcount) != bytes)
-    return errorf(MPI_ERR_TYPE, "the result buffer (%zu bytes) and the target data (%zu bytes) "
-                  "differ in size", rtype->packedSize(rcount), bytes);
   const Datatype* elem = elementType(t.type);
   if (!noop && elementType(type)->kind() != elem->kind())
     return errorf(MPI_ERR_TYPE, "origin and target datatypes are built from different basic "
@@ -291,6 +315,27 @@ Status Window::accumulate(const void* origin, int64_t count, Datatype* type, voi
     return errorf(MPI_ERR_OP, "%s is not defined on %s", op->name(),
                   elem->name().empty() ? "this datatype" : elem->name().c_str());
   Peer& p = peers_[t.rank];
+  // Mapped here and contiguous on every side: combine in place, no copies.
+  // (Anything unusual, errors included, takes the general path below.)
+  size_t n = 0;
+  char* at = nullptr;
+  if ((noop || type->isContiguous()) && (!result || rtype->isContiguous()) &&
+      (at = directContiguous(t, noop ? t.count : count, noop ? t.type : type, &n)) &&
+      (!result || rtype->packedSize(rcount) == n)) {
+    lockAcc(p.ctl);
+    if (result) std::memcpy(static_cast<char*>(result) + rtype->trueLb(), at, n);
+    Status st = noop ? Status::ok()
+                     : combine(op, elem, static_cast<const char*>(origin) + type->trueLb(), at, n);
+    unlockAcc(p.ctl);
+    if (st.isOk() && req) *req = completedRequest();
+    return st;
+  }
+  std::vector<iovec> pieces;
+  size_t bytes = 0;
+  LOOM_TRY(checkOp(t, count, noop ? nullptr : type, &pieces, &bytes));
+  if (result && rtype->packedSize(rcount) != bytes)
+    return errorf(MPI_ERR_TYPE, "the result buffer (%zu bytes) and the target data (%zu bytes) "
+                  "differ in size", rtype->packedSize(rcount), bytes);
   if (bytes == 0) {
     if (req) *req = completedRequest();
     return Status::ok();
@@ -352,11 +397,19 @@ Status Window::accumulate(const void* origin, int64_t count, Datatype* type, voi
 
 Status Window::compareAndSwap(const void* origin, const void* compare, void* result,
                               Datatype* type, int target, uint64_t disp) {
+  const Target t{target, disp, 1, type};
+  Peer& p = peers_[target];
+  size_t n = 0;
+  if (char* at = directContiguous(t, 1, type, &n)) {
+    lockAcc(p.ctl);
+    std::memcpy(result, at, n);
+    if (std::memcmp(at, compare, n) == 0) std::memcpy(at, origin, n);
+    unlockAcc(p.ctl);
+    return Status::ok();
+  }
   std::vector<iovec> pieces;
   size_t bytes = 0;
-  const Target t{target, disp, 1, type};
   LOOM_TRY(checkOp(t, 1, type, &pieces, &bytes));
-  Peer& p = peers_[target];
   if (p.access == Access::kMessage) {
     AmHeader h{AmOp::kCas, 0, 0, nextReplyTag(), 0, type->abiValue(),
                static_cast<uint32_t>(pieces.size()), 0, bytes};

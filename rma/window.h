@@ -198,6 +198,7 @@ class Window : public HandlePool<Window> {
   Status checkOp(const Target& t, int64_t count, const Datatype* type,
                  std::vector<iovec>* pieces, size_t* bytes);
   int nextReplyTag();
+  char* directContiguous(const Target& t, int64_t count, const Datatype* type, size_t* bytes);
   // Target side: applies one request of window rank `origin`.
   void apply(int origin, char* buf);
   bool ownsRange(uint64_t addr, uint64_t bytes) const;

@@ -140,7 +140,6 @@ int makeWindow(loom::rma::Flavor flavor, void* base, int64_t size, int64_t dispU
     return raise(c, st, fn);
   }
   w->hints = std::move(hints);
-  w->setErrhandler(c->errhandler());
   if (baseptr) *static_cast<void**>(baseptr) = mem;
   *win = loom::rma::toHandle(w);
   return MPI_SUCCESS;

@@ -44,6 +44,10 @@ constexpr Param kParams[] = {
      "Use CMA (process_vm_readv) at all: auto (probe at start-up, fall back silently when "
      "forbidden), 1, 0"},
     {"LOOM_SHM_PIPELINE_CHUNK", "64k", "Chunk size of the rendezvous copy pipeline"},
+    {"LOOM_RMA_CMA", "auto",
+     "One-sided operations on windows of user memory (MPI_Win_create, dynamic) to ranks of "
+     "the node: auto (cross-memory attach where LOOM_SHM_CMA allows it), 0 (messages the "
+     "target's progress applies)"},
     {"LOOM_SHM_SEGMENT", "auto",
      "How ranks of a node share a shared-memory segment: auto (an unnamed memfd the others "
      "take with pidfd_getfd or /proc/<pid>/fd, never left in /dev/shm), name (named in "
