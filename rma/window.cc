@@ -22,6 +22,7 @@
 #include "core/log.h"
 #include "core/params.h"
 #include "core/progress.h"
+#include "core/progress_async.h"
 #include "core/request.h"
 #include "rma/am.h"
 
@@ -200,8 +201,12 @@ Status Window::create(Comm* comm, Flavor flavor, void** base, uint64_t size, int
                   : flavor == Flavor::kDynamic  ? MPI_WIN_FLAVOR_DYNAMIC
                                                 : MPI_WIN_FLAVOR_SHARED;
   if (w->usesMessages_) {
+    // Targets reached by message need this rank's progress to be served,
+    // also while it computes: the progress thread runs while such a window
+    // exists (core/progress_async.h).
     Am::add(w);
     w->registered_ = true;
+    progress::asyncRetain();
   }
   log::debug("rma", "window on context %u: %d ranks, %zu on this node, %s", comm->contextId(), n,
              nlocal, w->usesMessages_ ? "messages to some targets" : "no messages");
@@ -224,6 +229,7 @@ Status Window::free(const Collectives& coll) {
   if (registered_) {
     Am::remove(this);
     registered_ = false;
+    progress::asyncRelease();
   }
   Am::drain(this);
   segment::unmap(&seg_);
@@ -234,7 +240,10 @@ Status Window::free(const Collectives& coll) {
 
 Window::~Window() {
   magic_ = 0;
-  if (registered_) Am::remove(this);
+  if (registered_) {
+    Am::remove(this);
+    progress::asyncRelease();
+  }
   Errhandler::release(errhandler_);
   segment::unmap(&seg_);
 }

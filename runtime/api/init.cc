@@ -13,6 +13,7 @@
 #include "core/log.h"
 #include "core/params.h"
 #include "core/progress.h"
+#include "core/progress_async.h"
 #include "p2p/p2p.h"
 
 using loom::errorf;
@@ -140,6 +141,9 @@ Status releaseRuntime() {
   if (r.phase != Phase::kRunning || r.users <= 0)
     return errorf(MPI_ERR_OTHER, "the runtime is not running");
   if (--r.users > 0) return Status::ok();
+  // Windows not freed may have started the progress thread: from here on
+  // only this thread may progress.
+  loom::progress::asyncShutdown();
   // A collective that failed here is made known to the peers first: one may
   // still wait in it, and would never reach the barrier below.
   loom::coll::settleFailures();

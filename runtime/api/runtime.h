@@ -85,5 +85,14 @@ int raise(Comm* comm, const Status& status, const char* function);
 
 // Entry points are defined once, as PMPI_Foo, and MPI_Foo is a weak alias
 // of it, so a profiling tool can interpose MPI_Foo and call PMPI_Foo.
+//
+// Inside runtime/api the implemented functions are renamed (api_names.h,
+// generated): PMPI_Foo is defined as LOOM_IMPL_Foo and this alias is then an
+// unexported LOOM_IMPLW_Foo; the exported PMPI_Foo / MPI_Foo pair is
+// generated beside the stubs and calls LOOM_IMPL_Foo under the API lock
+// (core/progress_async.h). The alias target is therefore the macro-expanded
+// name.
+#define LOOM_STR_(x) #x
+#define LOOM_STR(x) LOOM_STR_(x)
 #define LOOM_WEAK_ALIAS(name) \
-  extern "C" __typeof__(P##name) name __attribute__((weak, alias("P" #name)));
+  extern "C" __typeof__(P##name) name __attribute__((weak, alias(LOOM_STR(P##name))));

@@ -44,6 +44,9 @@ constexpr Param kParams[] = {
      "Use CMA (process_vm_readv) at all: auto (probe at start-up, fall back silently when "
      "forbidden), 1, 0"},
     {"LOOM_SHM_PIPELINE_CHUNK", "64k", "Chunk size of the rendezvous copy pipeline"},
+    {"LOOM_ASYNC_PROGRESS", "auto",
+     "Progress thread while a window has targets on other nodes (their passive-target "
+     "operations then complete while this rank computes): auto, 0 (never)"},
     {"LOOM_RMA_CMA", "auto",
      "One-sided operations on windows of user memory (MPI_Win_create, dynamic) to ranks of "
      "the node: auto (cross-memory attach where LOOM_SHM_CMA allows it), 0 (messages the "
