@@ -33,7 +33,8 @@ SENTINELS = [  # (Fortran name, mpif.h declaration, f08 declaration, common bloc
 # Predefined callback procedures Fortran passes by name (fortran_callbacks.c).
 CALLBACK_EXTERNALS = ["MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",
                       "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN",
-                      "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN"]
+                      "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN",
+                      "MPI_WIN_NULL_COPY_FN", "MPI_WIN_DUP_FN", "MPI_WIN_NULL_DELETE_FN"]
 
 
 def fortran_consts(consts):
@@ -487,6 +488,15 @@ HAND_SIG = {
                      ("attribute_val", "INTEGER", "OUT"), ("flag", "LOGICAL", "OUT")],
     "MPI_Attr_put": [("comm", "COMM", "IN"), ("keyval", "INTEGER", "IN"),
                      ("attribute_val", "INTEGER", "IN")],
+    "MPI_Win_create_errhandler": [("win_errhandler_fn", "EXTERNAL", None),
+                                  ("errhandler", "ERRHANDLER", "OUT")],
+    "MPI_Win_create_keyval": [("win_copy_attr_fn", "EXTERNAL", None),
+                              ("win_delete_attr_fn", "EXTERNAL", None),
+                              ("win_keyval", "INTEGER", "OUT"), ("extra_state", "AINT", "IN")],
+    "MPI_Win_get_attr": [("win", "WIN", "IN"), ("win_keyval", "INTEGER", "IN"),
+                         ("attribute_val", "AINT", "OUT"), ("flag", "LOGICAL", "OUT")],
+    "MPI_Win_set_attr": [("win", "WIN", "IN"), ("win_keyval", "INTEGER", "IN"),
+                         ("attribute_val", "AINT", "IN")],
     "MPI_Grequest_start": [("query_fn", "EXTERNAL", None), ("free_fn", "EXTERNAL", None),
                            ("cancel_fn", "EXTERNAL", None), ("extra_state", "AINT", "IN"),
                            ("request", "REQUEST", "OUT")],
@@ -497,7 +507,8 @@ HAND_SIG = {
 HAND_TYPES = {"LOGICAL": ("LOGICAL", "LOGICAL"), "INTEGER": ("INTEGER", "INTEGER"),
               "AINT": ("INTEGER(KIND=MPI_ADDRESS_KIND)", "INTEGER(KIND=MPI_ADDRESS_KIND)"),
               "OP": ("INTEGER", "TYPE(MPI_Op)"), "ERRHANDLER": ("INTEGER", "TYPE(MPI_Errhandler)"),
-              "COMM": ("INTEGER", "TYPE(MPI_Comm)"), "DATATYPE": ("INTEGER", "TYPE(MPI_Datatype)"),
+              "COMM": ("INTEGER", "TYPE(MPI_Comm)"), "WIN": ("INTEGER", "TYPE(MPI_Win)"),
+              "DATATYPE": ("INTEGER", "TYPE(MPI_Datatype)"),
               "REQUEST": ("INTEGER", "TYPE(MPI_Request)"), "INFO": ("INTEGER", "TYPE(MPI_Info)"),
               "STRING": ("CHARACTER(LEN=*)", "CHARACTER(LEN=*)")}
 
