@@ -394,18 +394,29 @@ def c_iface(pr):
     return res
 
 
+# Calls whose buffer outlives the call (nonblocking, persistent, one-sided,
+# window memory, attached buffers): a copy of a non-contiguous section would
+# not live long enough, so such a section is refused (MPI_ERR_BUFFER).
+# MPI_Recv, MPI_Reduce, MPI_Rsend and the other blocking R... calls are not
+# among them.
+LATER = re.compile(r"^MPI_(I[a-z]\w*|R(put|get|accumulate|get_accumulate)|\w+_init|Start\w*"
+                   r"|Buffer_attach|\w+_attach_buffer|Put|Get|Accumulate|Get_accumulate"
+                   r"|Fetch_and_op|Compare_and_swap|Win_create|Win_attach)(_c)?$")
+
+
 def f08_body(pr, specific):
     if pr.params is None:
         return hand_body(pr, specific)
     names, decls, pre, post, call = [], [], [], [], []
-    nonblocking = bool(re.match(r"MPI_(I[a-z]|R[a-z]|\w+_init$|\w+_init_c$|Start)", pr.cname)) \
-        or pr.cname.endswith("_init") or pr.cname.startswith("MPI_Buffer_attach")
-    comm = None
+    nonblocking = bool(LATER.match(pr.cname))
+    comm = win = None
     for p in pr.params:
         if isinstance(p, tuple):
             continue
         if p.f08type == "TYPE(MPI_Comm)" and p.fdims == "" and p.dir == "in" and comm is None:
             comm = p.name
+        if p.f08type == "TYPE(MPI_Win)" and p.dir == "in" and win is None:
+            win = p.name
     for p in pr.params:
         if isinstance(p, tuple):
             continue
@@ -422,6 +433,8 @@ def f08_body(pr, specific):
             pre.append("if (ierror_c /= MPI_SUCCESS) then")
             if comm:
                 pre.append("  call MPI_Comm_call_errhandler(%s, ierror_c)" % comm)
+            elif win:
+                pre.append("  call MPI_Win_call_errhandler(%s, ierror_c)" % win)
             pre.append("  if (present(ierror)) ierror = ierror_c")
             pre.append("  return")
             pre.append("end if")
