@@ -17,6 +17,7 @@
 int loom_f_op_create(void *fortran_fn, int commute, MPI_Op *op);
 int loom_f_comm_create_errhandler(void *fortran_fn, MPI_Errhandler *errhandler);
 int loom_f_session_create_errhandler(void *fortran_fn, MPI_Errhandler *errhandler);
+int loom_f_win_create_errhandler(void *fortran_fn, MPI_Errhandler *errhandler);
 
 #define LOOM_F_BOTH(ret, name, params, args)                                     \
   static ret loom_fh_##name(int prof, params);                                  \
@@ -57,6 +58,15 @@ LOOM_F_BOTH(void, session_create_errhandler,
   *ierror = rc;
 }
 
+LOOM_F_BOTH(void, win_create_errhandler, P(void *fn, MPI_Fint *errhandler, MPI_Fint *ierror),
+            P(fn, errhandler, ierror)) {
+  (void)prof;
+  MPI_Errhandler c = MPI_ERRHANDLER_NULL;
+  int rc = loom_f_win_create_errhandler(fn, &c);
+  if (rc == MPI_SUCCESS) *errhandler = MPI_Errhandler_toint(c);
+  *ierror = rc;
+}
+
 // ------------------------------------------------------------------ keyvals
 
 typedef void FCopyFn(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *, MPI_Fint *,
@@ -71,7 +81,7 @@ typedef void FDeleteFn77(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fin
 typedef struct {
   void *copy, *del;
   MPI_Aint extra;
-  int kind;  // 0 communicator, 1 datatype, 2 MPI_Keyval_create (INTEGER values)
+  int kind;  // 0 communicator, 1 datatype, 2 MPI_Keyval_create (INTEGER values), 3 window
 } FKeyval;
 
 // The predefined callbacks, callable from Fortran by name. Passing one of
@@ -102,6 +112,17 @@ void mpi_type_dup_fn_(MPI_Fint *o, MPI_Fint *k, MPI_Aint *e, MPI_Aint *in, MPI_A
   mpi_comm_dup_fn_(o, k, e, in, out, flag, ierr);
 }
 void mpi_type_null_delete_fn_(MPI_Fint *c, MPI_Fint *k, MPI_Aint *v, MPI_Aint *e, MPI_Fint *ierr) {
+  mpi_comm_null_delete_fn_(c, k, v, e, ierr);
+}
+void mpi_win_null_copy_fn_(MPI_Fint *o, MPI_Fint *k, MPI_Aint *e, MPI_Aint *in, MPI_Aint *out,
+                           MPI_Fint *flag, MPI_Fint *ierr) {
+  mpi_comm_null_copy_fn_(o, k, e, in, out, flag, ierr);
+}
+void mpi_win_dup_fn_(MPI_Fint *o, MPI_Fint *k, MPI_Aint *e, MPI_Aint *in, MPI_Aint *out,
+                     MPI_Fint *flag, MPI_Fint *ierr) {
+  mpi_comm_dup_fn_(o, k, e, in, out, flag, ierr);
+}
+void mpi_win_null_delete_fn_(MPI_Fint *c, MPI_Fint *k, MPI_Aint *v, MPI_Aint *e, MPI_Fint *ierr) {
   mpi_comm_null_delete_fn_(c, k, v, e, ierr);
 }
 void mpi_null_copy_fn_(MPI_Fint *o, MPI_Fint *k, MPI_Fint *e, MPI_Fint *in, MPI_Fint *out,
@@ -165,6 +186,13 @@ static int type_delete_tramp(MPI_Datatype t, int keyval, void *value, void *extr
   return delete_tramp(MPI_Type_toint(t), keyval, value, extra);
 }
 
+static int win_copy_tramp(MPI_Win w, int keyval, void *extra, void *in, void *out, int *flag) {
+  return copy_tramp(MPI_Win_toint(w), keyval, extra, in, out, flag);
+}
+static int win_delete_tramp(MPI_Win w, int keyval, void *value, void *extra) {
+  return delete_tramp(MPI_Win_toint(w), keyval, value, extra);
+}
+
 static FKeyval *new_keyval(void *copy, void *del, MPI_Aint extra, int kind) {
   FKeyval *kv = (FKeyval *)loom_f_alloc(1, sizeof(FKeyval));
   kv->copy = copy;
@@ -218,6 +246,20 @@ LOOM_F_BOTH(void, type_create_keyval,
   if (copy_fn == (void *)mpi_type_dup_fn_) copy = MPI_TYPE_DUP_FN;
   if (delete_fn == (void *)mpi_type_null_delete_fn_) del = MPI_TYPE_NULL_DELETE_FN;
   int rc = (prof ? PMPI_Type_create_keyval : MPI_Type_create_keyval)(copy, del, keyval, kv);
+  *ierror = rc;
+}
+
+LOOM_F_BOTH(void, win_create_keyval,
+            P(void *copy_fn, void *delete_fn, MPI_Fint *keyval, MPI_Aint *extra_state,
+              MPI_Fint *ierror),
+            P(copy_fn, delete_fn, keyval, extra_state, ierror)) {
+  FKeyval *kv = new_keyval(copy_fn, delete_fn, *extra_state, 3);
+  MPI_Win_copy_attr_function *copy = win_copy_tramp;
+  MPI_Win_delete_attr_function *del = win_delete_tramp;
+  if (copy_fn == (void *)mpi_win_null_copy_fn_) copy = MPI_WIN_NULL_COPY_FN;
+  if (copy_fn == (void *)mpi_win_dup_fn_) copy = MPI_WIN_DUP_FN;
+  if (delete_fn == (void *)mpi_win_null_delete_fn_) del = MPI_WIN_NULL_DELETE_FN;
+  int rc = (prof ? PMPI_Win_create_keyval : MPI_Win_create_keyval)(copy, del, keyval, kv);
   *ierror = rc;
 }
 
@@ -293,6 +335,39 @@ LOOM_F_BOTH(void, type_set_attr,
             P(type, keyval, value, ierror)) {
   *ierror = (prof ? PMPI_Type_set_attr : MPI_Type_set_attr)(MPI_Type_fromint(*type),
                                                             *keyval, (void *)*value);
+}
+
+// The predefined window attributes: MPI_WIN_BASE is the address itself in C
+// and in Fortran; the others are a pointer to the value in C (an MPI_Aint
+// for MPI_WIN_SIZE, ints for the rest) and the value in Fortran.
+LOOM_F_BOTH(void, win_get_attr,
+            P(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
+              MPI_Fint *ierror),
+            P(win, keyval, value, flag, ierror)) {
+  void *p = NULL;
+  int f = 0;
+  int rc = (prof ? PMPI_Win_get_attr : MPI_Win_get_attr)(MPI_Win_fromint(*win), *keyval, &p,
+                                                         &f);
+  if (rc == MPI_SUCCESS) {
+    *flag = f ? 1 : 0;
+    if (f) {
+      if (*keyval == MPI_WIN_SIZE)
+        *value = *(MPI_Aint *)p;
+      else if (*keyval == MPI_WIN_DISP_UNIT || *keyval == MPI_WIN_CREATE_FLAVOR ||
+               *keyval == MPI_WIN_MODEL)
+        *value = (MPI_Aint) * (int *)p;
+      else
+        *value = (MPI_Aint)p;
+    }
+  }
+  *ierror = rc;
+}
+
+LOOM_F_BOTH(void, win_set_attr,
+            P(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierror),
+            P(win, keyval, value, ierror)) {
+  *ierror = (prof ? PMPI_Win_set_attr : MPI_Win_set_attr)(MPI_Win_fromint(*win), *keyval,
+                                                          (void *)*value);
 }
 
 // ----------------------------------------------------- generalized requests

@@ -22,6 +22,8 @@ HAND_WRITTEN = {
     "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Keyval_create",
     "MPI_Comm_get_attr", "MPI_Comm_set_attr", "MPI_Type_get_attr", "MPI_Type_set_attr",
     "MPI_Attr_get", "MPI_Attr_put", "MPI_Grequest_start", "MPI_Info_get_string",
+    "MPI_Win_create_errhandler", "MPI_Win_create_keyval", "MPI_Win_get_attr",
+    "MPI_Win_set_attr",
 }
 # Procedures left out of Fortran (with the reason, printed by --why).
 SKIP = {
@@ -34,11 +36,7 @@ SKIP = {
     "MPI_Status_f2f08": "Fortran-only: hand-written in the modules",
     "MPI_F_sync_reg": "Fortran-only: hand-written",
     "MPI_Register_datarep": "MPI-IO data representations: callbacks",
-    "MPI_Win_create_keyval": "callbacks of an unsupported chapter",
-    "MPI_Win_create_errhandler": "callbacks of an unsupported chapter",
     "MPI_File_create_errhandler": "callbacks of an unsupported chapter",
-    "MPI_Win_get_attr": "attribute values of an unsupported chapter",
-    "MPI_Win_set_attr": "attribute values of an unsupported chapter",
     "MPI_Abi_get_fortran_booleans": "C-only in practice (void* logicals)",
     "MPI_Abi_set_fortran_booleans": "C-only in practice (void* logicals)",
 }

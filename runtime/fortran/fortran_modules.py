@@ -33,7 +33,8 @@ SENTINELS = [  # (Fortran name, mpif.h declaration, f08 declaration, common bloc
 # Predefined callback procedures Fortran passes by name (fortran_callbacks.c).
 CALLBACK_EXTERNALS = ["MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",
                       "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN",
-                      "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN"]
+                      "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN",
+                      "MPI_WIN_NULL_COPY_FN", "MPI_WIN_DUP_FN", "MPI_WIN_NULL_DELETE_FN"]
 
 
 def fortran_consts(consts):
@@ -393,18 +394,29 @@ def c_iface(pr):
     return res
 
 
+# Calls whose buffer outlives the call (nonblocking, persistent, one-sided,
+# window memory, attached buffers): a copy of a non-contiguous section would
+# not live long enough, so such a section is refused (MPI_ERR_BUFFER).
+# MPI_Recv, MPI_Reduce, MPI_Rsend and the other blocking R... calls are not
+# among them.
+LATER = re.compile(r"^MPI_(I[a-z]\w*|R(put|get|accumulate|get_accumulate)|\w+_init|Start\w*"
+                   r"|Buffer_attach|\w+_attach_buffer|Put|Get|Accumulate|Get_accumulate"
+                   r"|Fetch_and_op|Compare_and_swap|Win_create|Win_attach)(_c)?$")
+
+
 def f08_body(pr, specific):
     if pr.params is None:
         return hand_body(pr, specific)
     names, decls, pre, post, call = [], [], [], [], []
-    nonblocking = bool(re.match(r"MPI_(I[a-z]|R[a-z]|\w+_init$|\w+_init_c$|Start)", pr.cname)) \
-        or pr.cname.endswith("_init") or pr.cname.startswith("MPI_Buffer_attach")
-    comm = None
+    nonblocking = bool(LATER.match(pr.cname))
+    comm = win = None
     for p in pr.params:
         if isinstance(p, tuple):
             continue
         if p.f08type == "TYPE(MPI_Comm)" and p.fdims == "" and p.dir == "in" and comm is None:
             comm = p.name
+        if p.f08type == "TYPE(MPI_Win)" and p.dir == "in" and win is None:
+            win = p.name
     for p in pr.params:
         if isinstance(p, tuple):
             continue
@@ -421,6 +433,8 @@ def f08_body(pr, specific):
             pre.append("if (ierror_c /= MPI_SUCCESS) then")
             if comm:
                 pre.append("  call MPI_Comm_call_errhandler(%s, ierror_c)" % comm)
+            elif win:
+                pre.append("  call MPI_Win_call_errhandler(%s, ierror_c)" % win)
             pre.append("  if (present(ierror)) ierror = ierror_c")
             pre.append("  return")
             pre.append("end if")
@@ -487,6 +501,15 @@ HAND_SIG = {
                      ("attribute_val", "INTEGER", "OUT"), ("flag", "LOGICAL", "OUT")],
     "MPI_Attr_put": [("comm", "COMM", "IN"), ("keyval", "INTEGER", "IN"),
                      ("attribute_val", "INTEGER", "IN")],
+    "MPI_Win_create_errhandler": [("win_errhandler_fn", "EXTERNAL", None),
+                                  ("errhandler", "ERRHANDLER", "OUT")],
+    "MPI_Win_create_keyval": [("win_copy_attr_fn", "EXTERNAL", None),
+                              ("win_delete_attr_fn", "EXTERNAL", None),
+                              ("win_keyval", "INTEGER", "OUT"), ("extra_state", "AINT", "IN")],
+    "MPI_Win_get_attr": [("win", "WIN", "IN"), ("win_keyval", "INTEGER", "IN"),
+                         ("attribute_val", "AINT", "OUT"), ("flag", "LOGICAL", "OUT")],
+    "MPI_Win_set_attr": [("win", "WIN", "IN"), ("win_keyval", "INTEGER", "IN"),
+                         ("attribute_val", "AINT", "IN")],
     "MPI_Grequest_start": [("query_fn", "EXTERNAL", None), ("free_fn", "EXTERNAL", None),
                            ("cancel_fn", "EXTERNAL", None), ("extra_state", "AINT", "IN"),
                            ("request", "REQUEST", "OUT")],
@@ -497,7 +520,8 @@ HAND_SIG = {
 HAND_TYPES = {"LOGICAL": ("LOGICAL", "LOGICAL"), "INTEGER": ("INTEGER", "INTEGER"),
               "AINT": ("INTEGER(KIND=MPI_ADDRESS_KIND)", "INTEGER(KIND=MPI_ADDRESS_KIND)"),
               "OP": ("INTEGER", "TYPE(MPI_Op)"), "ERRHANDLER": ("INTEGER", "TYPE(MPI_Errhandler)"),
-              "COMM": ("INTEGER", "TYPE(MPI_Comm)"), "DATATYPE": ("INTEGER", "TYPE(MPI_Datatype)"),
+              "COMM": ("INTEGER", "TYPE(MPI_Comm)"), "WIN": ("INTEGER", "TYPE(MPI_Win)"),
+              "DATATYPE": ("INTEGER", "TYPE(MPI_Datatype)"),
               "REQUEST": ("INTEGER", "TYPE(MPI_Request)"), "INFO": ("INTEGER", "TYPE(MPI_Info)"),
               "STRING": ("CHARACTER(LEN=*)", "CHARACTER(LEN=*)")}
 

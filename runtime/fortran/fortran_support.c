@@ -80,8 +80,9 @@ int loom_f_cartdim(MPI_Comm comm) {
 // mpi_f08 choice buffers arrive as assumed-rank descriptors. A contiguous
 // array (or a scalar) is used in place. A non-contiguous section (a(1:n:2))
 // is copied into a contiguous temporary for a blocking call, and back out
-// after it when the call writes the buffer; a nonblocking or persistent call
-// cannot use a temporary (it outlives the call), so it gets MPI_ERR_BUFFER:
+// after it when the call writes the buffer; a nonblocking, persistent or
+// one-sided call, or window memory (MPI_Win_create, MPI_Win_attach), cannot
+// use a temporary (it outlives the call), so it gets MPI_ERR_BUFFER:
 // MPI_SUBARRAYS_SUPPORTED is .FALSE.
 enum { kIn = 1, kOut = 2, kLater = 4 };
 
@@ -118,8 +119,9 @@ void *loom_f08_buffer(CFI_cdesc_t *d, int mode, void **tmp, int *ierr) {
   if (n == 0) return d->base_addr;
   if (mode & kLater) {
     fprintf(stderr,
-            "loom: a non-contiguous array section was passed to a nonblocking or persistent "
-            "call (MPI_SUBARRAYS_SUPPORTED is .FALSE.): pass a contiguous array\n");
+            "loom: a non-contiguous array section was passed to a nonblocking, persistent or "
+            "one-sided call, or as window memory (MPI_SUBARRAYS_SUPPORTED is .FALSE.): pass a "
+            "contiguous array\n");
     *ierr = MPI_ERR_BUFFER;
     return NULL;
   }
