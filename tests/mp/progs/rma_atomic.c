@@ -24,18 +24,24 @@ enum { N = 16, ROUNDS = 5 };
 /* The int window (ints): */
 enum { ISUM = 0, IMAX = 16, IREP = 32, IMIN = 48 /* 16 pairs */, IVEC = 80, IGA = 112, ILEN = 128 };
 
-static int sumWant(int i) { return ROUNDS * (i + 1) * np * (np + 1) / 2; }
-static int maxVal(int r, int i) { return ((r * 7 + i * 3) % 11) * 100 + i; }
-static int minVal(int r, int i) { return (r * 5 + i * 3) % 7; }
+static int sumWant(int i) {
+  return ROUNDS * (i + 1) * np * (np + 1) / 2;
+}
+static int maxVal(int r, int i) {
+  return ((r * 7 + i * 3) % 11) * 100 + i;
+}
+static int minVal(int r, int i) {
+  return (r * 5 + i * 3) % 7;
+}
 
 static void accumulates(void) {
   int* wi;
   double* wd;
   MPI_Win win, dwin;
-  OK(MPI_Win_allocate(ILEN * (MPI_Aint)sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
-                      &wi, &win));
-  OK(MPI_Win_allocate(N * (MPI_Aint)sizeof(double), sizeof(double), MPI_INFO_NULL,
-                      MPI_COMM_WORLD, &wd, &dwin));
+  OK(MPI_Win_allocate(ILEN * (MPI_Aint)sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &wi,
+                      &win));
+  OK(MPI_Win_allocate(N * (MPI_Aint)sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD,
+                      &wd, &dwin));
   OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
   OK(MPI_Win_set_errhandler(dwin, MPI_ERRORS_RETURN));
   for (int i = 0; i < ILEN; ++i) wi[i] = 0;
@@ -89,8 +95,8 @@ static void accumulates(void) {
     EQ(wi[IMIN + 2 * i + 1], at); /* the lowest rank among equal values */
     double dw = ROUNDS * 0.25 * (i + 1) * np * (np + 1) / 2;
     if (wd[i] != dw)
-      fprintf(stderr, "rma_atomic: rank %d: double sum %d is %.17g, expected %.17g\n", me, i,
-              wd[i], dw);
+      fprintf(stderr, "rma_atomic: rank %d: double sum %d is %.17g, expected %.17g\n", me, i, wd[i],
+              dw);
     CHECK(wd[i] == dw);
   }
   for (int i = 0; i < 16; ++i)
@@ -101,8 +107,7 @@ static void accumulates(void) {
   OK(MPI_Win_lock_all(0, win));
   int got[N], dummy[N];
   for (int t = 0; t < np; ++t) {
-    OK(MPI_Get_accumulate(dummy, N, MPI_INT, got, N, MPI_INT, t, ISUM, N, MPI_INT, MPI_NO_OP,
-                          win));
+    OK(MPI_Get_accumulate(dummy, N, MPI_INT, got, N, MPI_INT, t, ISUM, N, MPI_INT, MPI_NO_OP, win));
     OK(MPI_Win_flush(t, win));
     for (int i = 0; i < N; ++i) EQ(got[i], sumWant(i));
   }
@@ -180,8 +185,8 @@ static void counter(void) {
     for (long long k = 0; k < (long long)FOPS * np && bad < 0; ++k)
       if (all[k] != k) bad = k;
     if (bad >= 0)
-      fprintf(stderr, "rma_atomic: rank 0: fetched values sorted: position %lld holds %lld\n",
-              bad, all[bad]);
+      fprintf(stderr, "rma_atomic: rank 0: fetched values sorted: position %lld holds %lld\n", bad,
+              all[bad]);
     EQ(bad, -1);
     free(all);
   }
@@ -221,8 +226,8 @@ static void spinLock(void) {
     } while (was != 0);
     /* Held: nobody else may change the lock or the counter now. */
     long long v = -1, owner = -1;
-    OK(MPI_Get_accumulate(&none, 1, MPI_LONG_LONG, &v, 1, MPI_LONG_LONG, 0, CCS, 1,
-                          MPI_LONG_LONG, MPI_NO_OP, cwin));
+    OK(MPI_Get_accumulate(&none, 1, MPI_LONG_LONG, &v, 1, MPI_LONG_LONG, 0, CCS, 1, MPI_LONG_LONG,
+                          MPI_NO_OP, cwin));
     OK(MPI_Win_flush(0, cwin));
     CHECK(v >= 0 && v < (long long)CS * np);
     ++v;

@@ -21,10 +21,10 @@ enum { K = 8 }; /* ints in a slot; a window holds np slots, one per rank */
 
 typedef struct {
   MPI_Win win;
-  int* buf;        /* the local window memory: np * K ints */
-  int dyn;         /* a dynamic window: displacements are addresses */
-  MPI_Aint* base;  /* dynamic: every rank's buf address */
-  int* du;         /* every rank's disp_unit */
+  int* buf;       /* the local window memory: np * K ints */
+  int dyn;        /* a dynamic window: displacements are addresses */
+  MPI_Aint* base; /* dynamic: every rank's buf address */
+  int* du;        /* every rank's disp_unit */
   const char* what;
 } W;
 
@@ -33,7 +33,9 @@ static MPI_Aint disp(const W* w, int t, MPI_Aint bytes) {
   return bytes / w->du[t];
 }
 
-static MPI_Aint slot(int s) { return (MPI_Aint)s * K * (MPI_Aint)sizeof(int); }
+static MPI_Aint slot(int s) {
+  return (MPI_Aint)s * K * (MPI_Aint)sizeof(int);
+}
 
 /* Ring Put, all-to-all Put and Get, count 0, MPI_PROC_NULL, in fence
  * epochs. A window holds np + 1 slots. */

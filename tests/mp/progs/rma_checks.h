@@ -11,47 +11,46 @@
 
 #include "comm_checks.h"
 
-#define EQ(got, want)                                                                          \
-  do {                                                                                         \
-    ++checks;                                                                                  \
-    long long g_ = (long long)(got), w_ = (long long)(want);                                   \
-    if (g_ != w_) {                                                                            \
-      fprintf(stderr, "%s: rank %d: %s:%d: %s is %lld, expected %s = %lld\n", prog, wrank,     \
-              __FILE__, __LINE__, #got, g_, #want, w_);                                        \
-      fflush(stderr);                                                                          \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                            \
-    }                                                                                          \
+#define EQ(got, want)                                                                      \
+  do {                                                                                     \
+    ++checks;                                                                              \
+    long long g_ = (long long)(got), w_ = (long long)(want);                               \
+    if (g_ != w_) {                                                                        \
+      fprintf(stderr, "%s: rank %d: %s:%d: %s is %lld, expected %s = %lld\n", prog, wrank, \
+              __FILE__, __LINE__, #got, g_, #want, w_);                                    \
+      fflush(stderr);                                                                      \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                        \
+    }                                                                                      \
   } while (0)
 
 /* An int array against its expected values: the first difference named. */
-#define EQA(what, got, want, n)                                                               \
-  do {                                                                                        \
-    ++checks;                                                                                 \
-    for (long i_ = 0; i_ < (long)(n); ++i_)                                                   \
-      if ((long long)(got)[i_] != (long long)(want)[i_]) {                                    \
-        fprintf(stderr, "%s: rank %d: %s:%d: %s: element %ld is %lld, expected %lld\n", prog, \
-                wrank, __FILE__, __LINE__, what, i_, (long long)(got)[i_],                    \
-                (long long)(want)[i_]);                                                       \
-        fflush(stderr);                                                                       \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                         \
-      }                                                                                       \
+#define EQA(what, got, want, n)                                                                    \
+  do {                                                                                             \
+    ++checks;                                                                                      \
+    for (long i_ = 0; i_ < (long)(n); ++i_)                                                        \
+      if ((long long)(got)[i_] != (long long)(want)[i_]) {                                         \
+        fprintf(stderr, "%s: rank %d: %s:%d: %s: element %ld is %lld, expected %lld\n", prog,      \
+                wrank, __FILE__, __LINE__, what, i_, (long long)(got)[i_], (long long)(want)[i_]); \
+        fflush(stderr);                                                                            \
+        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
+      }                                                                                            \
   } while (0)
 
 /* OK with the error string of what the call returned. */
 #undef OK
-#define OK(call)                                                                               \
-  do {                                                                                         \
-    ++checks;                                                                                  \
-    int rc_ = (call);                                                                          \
-    if (rc_ != MPI_SUCCESS) {                                                                  \
-      char s_[MPI_MAX_ERROR_STRING] = "";                                                      \
-      int l_ = 0;                                                                              \
-      MPI_Error_string(rc_, s_, &l_);                                                          \
-      fprintf(stderr, "%s: rank %d: %s:%d: %s returned %d (%s)\n", prog, wrank, __FILE__,     \
-              __LINE__, #call, rc_, s_);                                                       \
-      fflush(stderr);                                                                          \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                            \
-    }                                                                                          \
+#define OK(call)                                                                          \
+  do {                                                                                    \
+    ++checks;                                                                             \
+    int rc_ = (call);                                                                     \
+    if (rc_ != MPI_SUCCESS) {                                                             \
+      char s_[MPI_MAX_ERROR_STRING] = "";                                                 \
+      int l_ = 0;                                                                         \
+      MPI_Error_string(rc_, s_, &l_);                                                     \
+      fprintf(stderr, "%s: rank %d: %s:%d: %s returned %d (%s)\n", prog, wrank, __FILE__, \
+              __LINE__, #call, rc_, s_);                                                  \
+      fflush(stderr);                                                                     \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                       \
+    }                                                                                     \
   } while (0)
 
 static inline int lax(void) {
@@ -61,20 +60,38 @@ static inline int lax(void) {
 
 static inline const char* className(int cls) {
   switch (cls) {
-    case MPI_SUCCESS: return "MPI_SUCCESS";
-    case MPI_ERR_COUNT: return "MPI_ERR_COUNT";
-    case MPI_ERR_RANK: return "MPI_ERR_RANK";
-    case MPI_ERR_ARG: return "MPI_ERR_ARG";
-    case MPI_ERR_WIN: return "MPI_ERR_WIN";
-    case MPI_ERR_RMA_SYNC: return "MPI_ERR_RMA_SYNC";
-    case MPI_ERR_RMA_RANGE: return "MPI_ERR_RMA_RANGE";
-    case MPI_ERR_RMA_FLAVOR: return "MPI_ERR_RMA_FLAVOR";
-    case MPI_ERR_RMA_CONFLICT: return "MPI_ERR_RMA_CONFLICT";
-    case MPI_ERR_RMA_ATTACH: return "MPI_ERR_RMA_ATTACH";
-    case MPI_ERR_RMA_SHARED: return "MPI_ERR_RMA_SHARED";
-    case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
-    case MPI_ERR_OTHER: return "MPI_ERR_OTHER";
-    default: return "another class";
+    case MPI_SUCCESS:
+      return "MPI_SUCCESS";
+    case MPI_ERR_COUNT:
+      return "MPI_ERR_COUNT";
+    case MPI_ERR_RANK:
+      return "MPI_ERR_RANK";
+    case MPI_ERR_ARG:
+      return "MPI_ERR_ARG";
+    case MPI_ERR_WIN:
+      return "MPI_ERR_WIN";
+    case MPI_ERR_RMA_SYNC:
+      return "MPI_ERR_RMA_SYNC";
+    case MPI_ERR_RMA_RANGE:
+      return "MPI_ERR_RMA_RANGE";
+    case MPI_ERR_RMA_FLAVOR:
+      return "MPI_ERR_RMA_FLAVOR";
+    case MPI_ERR_RMA_CONFLICT:
+      return "MPI_ERR_RMA_CONFLICT";
+    case MPI_ERR_RMA_ATTACH:
+      return "MPI_ERR_RMA_ATTACH";
+    case MPI_ERR_RMA_SHARED:
+      return "MPI_ERR_RMA_SHARED";
+    case MPI_ERR_TYPE:
+      return "MPI_ERR_TYPE";
+    case MPI_ERR_DISP:
+      return "MPI_ERR_DISP";
+    case MPI_ERR_INTERN:
+      return "MPI_ERR_INTERN";
+    case MPI_ERR_OTHER:
+      return "MPI_ERR_OTHER";
+    default:
+      return "another class";
   }
 }
 

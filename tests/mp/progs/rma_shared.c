@@ -28,7 +28,9 @@ static int ints(int v, int r) {
   if (v == 0) return r % 3 == 1 ? 0 : 5 * r + 3;
   return r == 0 ? 0 : 4 * r + 1;
 }
-static int unit(int v, int r) { return v == 0 ? (int)sizeof(int) : (r % 2 ? 1 : 4); }
+static int unit(int v, int r) {
+  return v == 0 ? (int)sizeof(int) : (r % 2 ? 1 : 4);
+}
 
 /* Open MPI 4.1.4 (osc sm) reports some sizes rounded up to a page. */
 static MPI_Aint laxSize(MPI_Aint got, int n) {
@@ -153,8 +155,7 @@ static void exercise(int v, int noncontig, int large) {
   int val = sr * 1000 + 900, got = -1;
   OK(MPI_Barrier(shm));
   OK(MPI_Win_fence(0, s.win));
-  if (ints(v, nx) > 0)
-    OK(MPI_Put(&val, 1, MPI_INT, nx, 0, 1, MPI_INT, s.win));
+  if (ints(v, nx) > 0) OK(MPI_Put(&val, 1, MPI_INT, nx, 0, 1, MPI_INT, s.win));
   if (ints(v, pv) > 1)
     OK(MPI_Get(&got, 1, MPI_INT, pv, (MPI_Aint)sizeof(int) / unit(v, pv), 1, MPI_INT, s.win));
   OK(MPI_Win_fence(0, s.win));

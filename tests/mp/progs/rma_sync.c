@@ -211,8 +211,8 @@ static void requests(void) {
   OK(MPI_Raccumulate(&one, 1, MPI_INT, next, F + 4, 1, MPI_INT, MPI_SUM, win, &r[0]));
   one = 1;
   OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
-  OK(MPI_Rget_accumulate(&one, 1, MPI_INT, &res, 1, MPI_INT, next, F + 4, 1, MPI_INT, MPI_SUM,
-                         win, &r[1]));
+  OK(MPI_Rget_accumulate(&one, 1, MPI_INT, &res, 1, MPI_INT, next, F + 4, 1, MPI_INT, MPI_SUM, win,
+                         &r[1]));
   OK(MPI_Wait(&r[1], MPI_STATUS_IGNORE));
   EQ(res, 5);
   OK(MPI_Rget_accumulate(&nothing, 1, MPI_INT, &res2, 1, MPI_INT, next, F + 4, 1, MPI_INT,
