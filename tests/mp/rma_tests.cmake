@@ -1,0 +1,47 @@
+# One-sided communication (RMA): the programs of progs/rma_*.c, written to
+# the MPI standard alone and checked against Open MPI and MPICH (see the
+# head of each program and of rma_errors.c for what those peers do
+# otherwise):
+#   rma_basic   window flavors, Put/Get with fence, derived datatypes, the
+#               _c forms, window attributes, name, info, keyvals, errhandlers
+#   rma_sync    fence assertions, post/start/complete/wait/test, lock and
+#               unlock, lock_all, every flush, Win_sync, Rput/Rget/...
+#   rma_atomic  overlapping accumulates with exact results, a Fetch_and_op
+#               counter 10,000 x every rank, lock-based read-modify-write,
+#               a Compare_and_swap spin lock
+#   rma_shared  MPI_Win_allocate_shared: queries, contiguity, loads/stores
+#   rma_errors  wrong-epoch and bad-argument calls, by error class
+# At 1-5 ranks on one node, rma_basic as a singleton too, and, with the
+# libfabric transport, at 2, 3 and 5 ranks on 2 simulated nodes.
+# Included by tests/mp/CMakeLists.txt (loom_mp_program, loom_mp_test,
+# LOOMRUN); included more than once (nodes_tests.cmake), it adds nothing.
+include_guard(GLOBAL)
+
+set(_rma_progs basic sync atomic shared errors)
+foreach(p ${_rma_progs})
+  loom_mp_program(mp_rma_${p} progs/rma_${p}.c)
+endforeach()
+
+loom_mp_test(mp.rma.basic.singleton TIMEOUT 60
+             COMMAND --stdout-count "^rma_basic: rank 0: [0-9]+ checks passed$=1"
+             -- $<TARGET_FILE:mp_rma_basic>)
+foreach(p ${_rma_progs})
+  foreach(n 1 2 3 4 5)
+    loom_mp_test(mp.rma.${p}.${n} TIMEOUT 120
+                 COMMAND --stdout-count "^rma_${p}: rank [0-9]+: [0-9]+ checks passed$=${n}"
+                 -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_rma_${p}>)
+  endforeach()
+endforeach()
+
+# Across 2 nodes: ranks placed blockwise, so every window spans both
+# transports (rma_shared's node communicators have ranks {1,1}, {2,1},
+# {3,2}).
+if(LOOM_HAVE_OFI)
+  foreach(p ${_rma_progs})
+    foreach(n 2 3 5)
+      loom_mp_test(mp.rma.${p}.nodes2.${n} TIMEOUT 120
+                   COMMAND --stdout-count "^rma_${p}: rank [0-9]+: [0-9]+ checks passed$=${n}"
+                   -- ${LOOMRUN} -n ${n} --nodes 2 $<TARGET_FILE:mp_rma_${p}>)
+    endforeach()
+  endforeach()
+endif()
