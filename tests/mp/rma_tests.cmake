@@ -45,3 +45,37 @@ if(LOOM_HAVE_OFI)
     endforeach()
   endforeach()
 endif()
+
+# Windows of user memory with cross-memory attach turned off: operations to
+# ranks of the node become messages the target applies (rma/am_target.cc),
+# the path windows spanning nodes take, here with every flavor.
+foreach(p basic sync atomic)
+  loom_mp_test(mp.rma.${p}.nocma.3 TIMEOUT 120
+               COMMAND --stdout-count "^rma_${p}: rank [0-9]+: [0-9]+ checks passed$=3"
+               -- ${LOOMRUN} -n 3 -x LOOM_RMA_CMA=0 $<TARGET_FILE:mp_rma_${p}>)
+endforeach()
+
+# Passive target while the target computes (no MPI call): on one node the
+# origins need nothing from it; across nodes and without CMA the progress
+# thread serves them (core/progress_async.h); with LOOM_ASYNC_PROGRESS=0
+# across nodes the target must stall (the test can fail).
+loom_mp_program(mp_rma_passive progs/rma_passive.c)
+foreach(n 2 3)
+  loom_mp_test(mp.rma.passive.${n} TIMEOUT 60
+               COMMAND --stdout-count "^rma_passive: rank [0-9]+ ok$=${n}"
+               -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_rma_passive> 20)
+endforeach()
+loom_mp_test(mp.rma.passive.nocma.3 TIMEOUT 60
+             COMMAND --stdout-count "^rma_passive: rank [0-9]+ ok$=3"
+             -- ${LOOMRUN} -n 3 -x LOOM_RMA_CMA=0 $<TARGET_FILE:mp_rma_passive> 20)
+if(LOOM_HAVE_OFI)
+  foreach(n 2 3 5)
+    loom_mp_test(mp.rma.passive.nodes2.${n} TIMEOUT 60
+                 COMMAND --stdout-count "^rma_passive: rank [0-9]+ ok$=${n}"
+                 -- ${LOOMRUN} -n ${n} --nodes 2 $<TARGET_FILE:mp_rma_passive> 20)
+  endforeach()
+  loom_mp_test(mp.rma.passive.nodes2.stall TIMEOUT 60
+               COMMAND --stdout-count "^rma_passive: rank [0-9]+ ok$=2"
+               -- ${LOOMRUN} -n 2 --nodes 2 -x LOOM_ASYNC_PROGRESS=0
+                  $<TARGET_FILE:mp_rma_passive> 2 stall)
+endif()
