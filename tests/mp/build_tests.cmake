@@ -20,3 +20,13 @@ add_test(NAME bench.check
                  --out ${CMAKE_BINARY_DIR}/bench-check)
 set_tests_properties(bench.check PROPERTIES TIMEOUT 300 LABELS "bench;mp"
                      FAIL_REGULAR_EXPRESSION "SKIP|does not build")
+
+# The one-sided benchmark (not in bench/run's default set): every mode once,
+# and the other synchronisations and window flavors on one mode each.
+add_test(NAME bench.check.rma
+         COMMAND ${CMAKE_COMMAND} -E env LOOM_PREFIX=${CMAKE_BINARY_DIR}
+                 ${CMAKE_SOURCE_DIR}/bench/run --check-only --impl loom
+                 --bench rma,rma:put_lat:fence:create,rma:get_lat:lock:dynamic,rma:acc_lat:fence
+                 --out ${CMAKE_BINARY_DIR}/bench-check-rma)
+set_tests_properties(bench.check.rma PROPERTIES TIMEOUT 300 LABELS "bench;mp"
+                     FAIL_REGULAR_EXPRESSION "SKIP|does not build|FAIL")
