@@ -2,6 +2,11 @@
 // window's private communicator and what the target's progress does with
 // it (am_target.cc).
 //
+// A put or accumulate has no answer of its own: the target acknowledges
+// what it applied, per origin, at the end of each pass (kTagAck, a count),
+// so a flush is waiting for the count to catch up, one message per
+// operation in each direction at most.
+//
 // Requests travel with tag kTagRequest from origin to target: a fixed
 // header, the target pieces (address, length in the target's address
 // space), then the packed origin data. Each reply goes to a tag the origin
@@ -15,6 +20,9 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
+
+#include "core/comm.h"
 
 #include "core/request.h"
 #include "core/status.h"
@@ -27,6 +35,7 @@ enum : int {
   kTagRequest = 1,
   kTagPost = 2,
   kTagComplete = 3,
+  kTagAck = 4,
   kTagReplyBase = 16,
   kTagReplySpan = 1 << 28,
 };
@@ -60,6 +69,9 @@ struct Am {
   static void remove(Window* w);
   // Waits for the window's replies in flight and frees what it holds.
   static void drain(Window* w);
+  // The private communicators of the windows still registered (MPI_Finalize
+  // synchronises on them before the progress thread stops).
+  static std::vector<Comm*> communicators();
 };
 
 // Sends `bytes` at `buf` (malloc'ed; freed once sent) to window rank `dest`

@@ -92,6 +92,12 @@ void Am::remove(Window* w) {
   if (list.empty()) progress::remove(pollAll, nullptr);
 }
 
+std::vector<Comm*> Am::communicators() {
+  std::vector<Comm*> out;
+  for (Window* w : windows()) out.push_back(w->comm());
+  return out;
+}
+
 void Am::drain(Window* w) {
   for (Window::Incoming* in : w->incoming_) {
     progress::waitUntil([in] { return in->req->complete; });
@@ -102,6 +108,12 @@ void Am::drain(Window* w) {
   w->incoming_.clear();
   for (Window::Waiter* x : w->lockWaiters_) delete x;
   w->lockWaiters_.clear();
+  if (w->ackRecv_) {
+    if (!p2p::cancelRecv(w->ackRecv_))
+      progress::waitUntil([w] { return w->ackRecv_->complete; });
+    Request::release(w->ackRecv_);
+    w->ackRecv_ = nullptr;
+  }
 }
 
 namespace {
@@ -116,8 +128,40 @@ void replyCode(Window* w, int origin, int tag, int code) {
 
 }  // namespace
 
+Status Window::postAckRecv() {
+  static Datatype* bytes = byteType();
+  return p2p::irecv(&ackIn_, sizeof ackIn_, bytes, MPI_ANY_SOURCE, kTagAck, comm_,
+                    Channel::kPt2pt, &ackRecv_);
+}
+
+void Window::sendAcks(int origin) {
+  if (unacked_.empty()) return;
+  for (int o = 0; o < static_cast<int>(unacked_.size()); ++o) {
+    if ((origin >= 0 && o != origin) || unacked_[o] == 0) continue;
+    auto* a = static_cast<Ack*>(std::malloc(sizeof(Ack)));
+    *a = {unacked_[o], originErrors_.empty() ? MPI_SUCCESS : originErrors_[o], 0};
+    if (!originErrors_.empty()) originErrors_[o] = MPI_SUCCESS;
+    unacked_[o] = 0;
+    (void)sendOwned(this, o, kTagAck, a, sizeof *a);
+  }
+}
+
 int Window::pollMessages() {
   int events = 0;
+  // Acknowledgements of our own operations.
+  if (!ackRecv_) (void)postAckRecv();
+  while (ackRecv_ && ackRecv_->complete) {
+    Request* r = ackRecv_;
+    ackRecv_ = nullptr;
+    if (r->statusError == MPI_SUCCESS && r->statusSource >= 0) {
+      Peer& p = peers_[r->statusSource];
+      p.acked += ackIn_.count;
+      if (ackIn_.error != MPI_SUCCESS && p.ackError == MPI_SUCCESS) p.ackError = ackIn_.error;
+    }
+    Request::release(r);
+    ++events;
+    (void)postAckRecv();
+  }
   for (;;) {
     bool found = false;
     p2p::Message* msg = nullptr;
@@ -145,6 +189,7 @@ int Window::pollMessages() {
     delete in;
     ++events;
   }
+  sendAcks(-1);
   for (size_t i = 0; i < lockWaiters_.size();) {
     Waiter* x = lockWaiters_[i];
     if (tryLockWord(peers_[rank()].ctl, x->type)) {
@@ -162,13 +207,15 @@ int Window::pollMessages() {
 // Whether [a, a+n) is inside this rank's window (its attached regions for
 // a dynamic window).
 bool Window::ownsRange(uint64_t a, uint64_t n) const {
+  // Without wrapping: [a, a+n) inside [ra, ra+rb).
+  auto inside = [a, n](uint64_t ra, uint64_t rb) { return a >= ra && n <= rb && a - ra <= rb - n; };
   if (flavor_ == Flavor::kDynamic) {
     for (const auto& [ra, rb] : regions_)
-      if (a >= ra && a + n <= ra + rb) return true;
+      if (inside(ra, rb)) return true;
     return false;
   }
   const Peer& me = peers_[rank()];
-  return a >= me.base && a + n <= me.base + me.size;
+  return inside(me.base, me.size);
 }
 
 void Window::apply(int origin, char* buf) {
@@ -184,8 +231,15 @@ void Window::apply(int origin, char* buf) {
     pieces[i] = {reinterpret_cast<void*>(me.mapped + (pc[i].addr - me.base)), pc[i].bytes};
   }
   if (originErrors_.empty()) originErrors_.assign(peers_.size(), MPI_SUCCESS);
+  if (unacked_.empty()) unacked_.assign(peers_.size(), 0);
+  if (h.op == AmOp::kPut || h.op == AmOp::kAcc) ++unacked_[origin];
+  // A request answered now comes after the acknowledgements of what was
+  // applied before it.
+  if (h.op == AmOp::kUnlock || h.op == AmOp::kFlush) sendAcks(origin);
   int& err = originErrors_[origin];
-  if (!inRange && err == MPI_SUCCESS) {
+  // Operations without an answer report a range error at the next flush or
+  // unlock; the others answer with no data, which their origin reports.
+  if (!inRange && err == MPI_SUCCESS && (h.op == AmOp::kPut || h.op == AmOp::kAcc)) {
     err = MPI_ERR_RMA_RANGE;
     log::debug("rma", "rank %d accessed memory outside this rank's window", origin);
   }

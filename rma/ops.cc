@@ -100,10 +100,44 @@ Status combine(coll::Op* op, const Datatype* elem, const void* origin, void* tar
   }
 }
 
+Status Window::requestOutsidePassive() {
+  return errorf(MPI_ERR_RMA_SYNC, "request-based operations need a passive-target epoch "
+                "(MPI_Win_lock or MPI_Win_lock_all)");
+}
+
 bool Window::inEpoch(int target) const {
   if (fenceOpen_ || lockAll_ || peers_[target].lockHeld) return true;
   return started_ &&
          std::find(accessGroup_.begin(), accessGroup_.end(), target) != accessGroup_.end();
+}
+
+bool Window::targetSpan(const Target& t, __int128* lo, __int128* hi) const {
+  const Peer& p = peers_[t.rank];
+  const __int128 at = static_cast<__int128>(static_cast<int64_t>(t.disp)) * p.dispUnit;
+  const Datatype* ty = t.type;
+  *lo = at + ty->trueLb();
+  *hi = at + static_cast<__int128>(t.count - 1) * ty->extent() + ty->trueUb();
+  if (ty->extent() < 0) *lo = at + static_cast<__int128>(t.count - 1) * ty->extent() + ty->trueLb();
+  const __int128 limit = static_cast<__int128>(1) << 62;
+  return *lo > -limit && *hi < limit;
+}
+
+bool Window::attachedSpan(const Control* c, __int128 lo, __int128 hi) {
+  for (;;) {
+    const uint32_t seq = c->regionsSeq.load(std::memory_order_acquire);
+    if (seq & 1) {
+      sched_yield();
+      continue;
+    }
+    bool in = false;
+    const uint32_t nr = std::min<uint32_t>(c->nregions.load(std::memory_order_acquire), kMaxRegions);
+    for (uint32_t i = 0; i < nr && !in; ++i) {
+      const __int128 a = c->regions[i].addr, b = a + c->regions[i].bytes;
+      in = lo >= a && hi <= b;
+    }
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (c->regionsSeq.load(std::memory_order_relaxed) == seq) return in;
+  }
 }
 
 Status Window::targetPieces(const Target& t, std::vector<iovec>* out, size_t* bytes) {
@@ -111,36 +145,24 @@ Status Window::targetPieces(const Target& t, std::vector<iovec>* out, size_t* by
   *bytes = t.type->packedSize(t.count);
   out->clear();
   if (*bytes == 0) return Status::ok();
-  const uint64_t addr = p.base + t.disp * static_cast<uint64_t>(p.dispUnit);
-  t.type->segments(reinterpret_cast<void*>(addr), t.count, 0, *bytes, out);
+  // The whole span first, in 128 bits: no piece can then wrap an address.
+  __int128 lo, hi;
+  bool ok = targetSpan(t, &lo, &hi);
   if (flavor_ == Flavor::kDynamic) {
     // The attached regions: this rank's own list, a node peer's Control
     // block; a rank of another node checks them itself.
-    const Control* c = p.ctl;
-    if (!c && p.access != Access::kMessage) c = peers_[rank()].ctl;
-    if (p.access == Access::kMessage) return Status::ok();
-    const uint32_t nr = c->nregions.load(std::memory_order_acquire);
-    for (const iovec& v : *out) {
-      const auto a = reinterpret_cast<uint64_t>(v.iov_base);
-      bool in = false;
-      for (uint32_t i = 0; i < nr && !in; ++i)
-        in = a >= c->regions[i].addr && a + v.iov_len <= c->regions[i].addr + c->regions[i].bytes;
-      if (!in)
-        return errorf(MPI_ERR_RMA_RANGE, "target rank %d has no memory attached at %#llx (%zu "
-                      "bytes) in this dynamic window", t.rank,
-                      static_cast<unsigned long long>(a), v.iov_len);
-    }
-    return Status::ok();
+    if (ok && p.access != Access::kMessage) ok = attachedSpan(p.ctl, lo, hi);
+    if (!ok)
+      return errorf(MPI_ERR_RMA_RANGE, "target rank %d has no memory attached at %#llx..%#llx "
+                    "in this dynamic window", t.rank, static_cast<unsigned long long>(lo),
+                    static_cast<unsigned long long>(hi));
+  } else if (!ok || lo < 0 || hi > static_cast<__int128>(p.size)) {
+    return errorf(MPI_ERR_RMA_RANGE, "target rank %d: bytes %lld..%lld of its window are "
+                  "outside it (%llu bytes)", t.rank, static_cast<long long>(lo),
+                  static_cast<long long>(hi), static_cast<unsigned long long>(p.size));
   }
-  for (const iovec& v : *out) {
-    const auto a = reinterpret_cast<uint64_t>(v.iov_base);
-    if (a < p.base || a + v.iov_len > p.base + p.size)
-      return errorf(MPI_ERR_RMA_RANGE, "target rank %d: bytes %lld..%lld of its window are "
-                    "outside it (%llu bytes)", t.rank,
-                    static_cast<long long>(a - p.base),
-                    static_cast<long long>(a - p.base + v.iov_len),
-                    static_cast<unsigned long long>(p.size));
-  }
+  const uint64_t addr = p.base + t.disp * static_cast<uint64_t>(p.dispUnit);
+  t.type->segments(reinterpret_cast<void*>(addr), t.count, 0, *bytes, out);
   return Status::ok();
 }
 
@@ -177,6 +199,52 @@ size_t requestBytes(const AmHeader& h, bool withData) {
 
 }  // namespace
 
+namespace {
+
+// A user's request for a get by message (MPI_Rget, MPI_Rget_accumulate)
+// completes when the window's own receive of the data does; the window
+// keeps the receive, so flush and unlock wait for it too.
+void replyDone(Request* r) {
+  auto* u = static_cast<Request*>(r->owner);
+  u->bytes = r->bytes;
+  u->statusError = r->statusError != MPI_SUCCESS ? r->statusError
+                   : static_cast<size_t>(r->bytes) != u->total ? MPI_ERR_RMA_RANGE
+                                                                : MPI_SUCCESS;
+  u->finish();
+}
+
+}  // namespace
+
+Status Window::requestWithReply(int target, const AmHeader& h, char* msg, size_t msgBytes,
+                                void* buf, int64_t count, Datatype* type, size_t bytes,
+                                Request** user) {
+  Request* r = nullptr;
+  Status st = p2p::irecv(buf, count, type, target, h.replyTag, comm_, Channel::kPt2pt, &r);
+  if (!st.isOk()) {
+    std::free(msg);
+    return st;
+  }
+  Request* u = nullptr;
+  if (user) {
+    u = Request::alloc(ReqKind::kColl);
+    u->active = true;
+    u->total = bytes;
+    r->owner = u;
+    r->onComplete = replyDone;
+  }
+  st = sendOwned(this, target, kTagRequest, msg, msgBytes);
+  if (!st.isOk()) {
+    r->onComplete = nullptr;
+    (void)p2p::cancelRecv(r);
+    Request::release(r);
+    if (u) Request::release(u);
+    return st;
+  }
+  gets_.emplace_back(r, bytes);
+  if (user) *user = u;
+  return Status::ok();
+}
+
 int Window::nextReplyTag() {
   replyTag_ = (replyTag_ + 1) % kTagReplySpan;
   return kTagReplyBase + replyTag_;
@@ -206,14 +274,15 @@ char* Window::directContiguous(const Target& t, int64_t count, const Datatype* t
     return nullptr;
   const size_t n = t.type->packedSize(t.count);
   if (n != type->packedSize(count) || n == 0) return nullptr;
-  const uint64_t off = t.disp * static_cast<uint64_t>(p.dispUnit) + t.type->trueLb();
-  if (t.disp > (1ull << 56) || off + n > p.size) return nullptr;
+  __int128 lo, hi;
+  if (!targetSpan(t, &lo, &hi) || lo < 0 || hi > static_cast<__int128>(p.size)) return nullptr;
   *bytes = n;
-  return p.mapped + off;
+  return p.mapped + static_cast<uint64_t>(lo);
 }
 
 Status Window::put(const void* origin, int64_t count, Datatype* type, const Target& t,
                    Request** req) {
+  if (req && !passive(t.rank)) return requestOutsidePassive();
   size_t n = 0;
   if (char* dst = directContiguous(t, count, type, &n)) {
     std::memcpy(dst, static_cast<const char*>(origin) + type->trueLb(), n);
@@ -245,7 +314,7 @@ Status Window::put(const void* origin, int64_t count, Datatype* type, const Targ
       char* m = buildRequest(h, pieces, &data);
       type->pack(origin, count, 0, data, bytes);
       LOOM_TRY(sendOwned(this, t.rank, kTagRequest, m, requestBytes(h, true)));
-      p.amPending = true;
+      ++p.sent;
     }
   }
   if (req) *req = completedRequest();
@@ -253,6 +322,7 @@ Status Window::put(const void* origin, int64_t count, Datatype* type, const Targ
 }
 
 Status Window::get(void* origin, int64_t count, Datatype* type, const Target& t, Request** req) {
+  if (req && !passive(t.rank)) return requestOutsidePassive();
   size_t n = 0;
   if (char* src = directContiguous(t, count, type, &n)) {
     std::memcpy(static_cast<char*>(origin) + type->trueLb(), src, n);
@@ -266,21 +336,9 @@ Status Window::get(void* origin, int64_t count, Datatype* type, const Target& t,
   if (bytes > 0 && p.access == Access::kMessage) {
     AmHeader h{AmOp::kGet, 0, 0, nextReplyTag(), 0, 0, static_cast<uint32_t>(pieces.size()), 0,
                bytes};
-    Request* r = nullptr;
-    LOOM_TRY(p2p::irecv(origin, count, type, t.rank, h.replyTag, comm_, Channel::kPt2pt, &r));
     char* data;
     char* m = buildRequest(h, pieces, &data);
-    Status st = sendOwned(this, t.rank, kTagRequest, m, requestBytes(h, false));
-    if (!st.isOk()) {
-      (void)p2p::cancelRecv(r);
-      Request::release(r);
-      return st;
-    }
-    if (req)
-      *req = r;
-    else
-      gets_.emplace_back(r, bytes);
-    return Status::ok();
+    return requestWithReply(t.rank, h, m, requestBytes(h, false), origin, count, type, bytes, req);
   }
   if (bytes > 0) {
     if (p.access == Access::kDirect) {
@@ -306,6 +364,7 @@ Status Window::get(void* origin, int64_t count, Datatype* type, const Target& t,
 Status Window::accumulate(const void* origin, int64_t count, Datatype* type, void* result,
                           int64_t rcount, Datatype* rtype, const Target& t, coll::Op* op,
                           Request** req) {
+  if (req && !passive(t.rank)) return requestOutsidePassive();
   const bool noop = op->kind() == coll::Op::Kind::kNoOp;
   const Datatype* elem = elementType(t.type);
   if (!noop && elementType(type)->kind() != elem->kind())
@@ -341,25 +400,21 @@ Status Window::accumulate(const void* origin, int64_t count, Datatype* type, voi
     return Status::ok();
   }
   if (p.access == Access::kMessage) {
+    if (elem->abiValue() == 0)
+      return errorf(MPI_ERR_TYPE, "accumulates to another node take predefined element types "
+                    "only (this one is %s)", elem->name().c_str());
     AmHeader h{result ? AmOp::kGetAcc : AmOp::kAcc, 0, 0, result ? nextReplyTag() : 0,
                static_cast<uint32_t>(reinterpret_cast<uintptr_t>(coll::toHandle(op))),
                elem->abiValue(), static_cast<uint32_t>(pieces.size()), 0, bytes};
-    Request* r = nullptr;
-    if (result)
-      LOOM_TRY(p2p::irecv(result, rcount, rtype, t.rank, h.replyTag, comm_, Channel::kPt2pt, &r));
     char* data;
     char* m = buildRequest(h, pieces, &data);
     if (!noop) type->pack(origin, count, 0, data, bytes);
+    if (result)
+      return requestWithReply(t.rank, h, m, requestBytes(h, !noop), result, rcount, rtype, bytes,
+                              req);
     LOOM_TRY(sendOwned(this, t.rank, kTagRequest, m, requestBytes(h, !noop)));
-    p.amPending = true;
-    if (r) {
-      if (req)
-        *req = r;
-      else
-        gets_.emplace_back(r, bytes);
-    } else if (req) {
-      *req = completedRequest();
-    }
+    ++p.sent;
+    if (req) *req = completedRequest();
     return Status::ok();
   }
   // Here: read, combine, write back under the target's mutex.
@@ -413,16 +468,11 @@ Status Window::compareAndSwap(const void* origin, const void* compare, void* res
   if (p.access == Access::kMessage) {
     AmHeader h{AmOp::kCas, 0, 0, nextReplyTag(), 0, type->abiValue(),
                static_cast<uint32_t>(pieces.size()), 0, bytes};
-    Request* r = nullptr;
-    LOOM_TRY(p2p::irecv(result, 1, type, target, h.replyTag, comm_, Channel::kPt2pt, &r));
     char* data;
     char* m = buildRequest(h, pieces, &data);
     std::memcpy(data, origin, bytes);
     std::memcpy(data + bytes, compare, bytes);
-    LOOM_TRY(sendOwned(this, target, kTagRequest, m, requestBytes(h, true)));
-    p.amPending = true;
-    gets_.emplace_back(r, bytes);
-    return Status::ok();
+    return requestWithReply(target, h, m, requestBytes(h, true), result, 1, type, bytes, nullptr);
   }
   char cur[64];
   if (p.access == Access::kDirect) mapPieces(p, &pieces);

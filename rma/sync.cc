@@ -76,21 +76,22 @@ Status Window::waitControls(std::vector<Request*>& reqs, std::vector<int32_t>& c
 Status Window::flushMessages(int target) {
   if (!usesMessages_) return Status::ok();
   const int n = size();
-  std::vector<Request*> reqs;
-  std::vector<int32_t> codes(n, MPI_SUCCESS);
-  reqs.reserve(n);
-  Status st = Status::ok();
+  auto caughtUp = [&](int t) { return peers_[t].acked >= peers_[t].sent; };
+  progress::waitUntil([&] {
+    if (target >= 0) return caughtUp(target);
+    for (int t = 0; t < n; ++t)
+      if (!caughtUp(t)) return false;
+    return true;
+  });
   for (int t = 0; t < n; ++t) {
     Peer& p = peers_[t];
-    if ((target >= 0 && t != target) || !p.amPending) continue;
-    Request* r = nullptr;
-    Status s = control(t, static_cast<uint8_t>(AmOp::kFlush), 0, &r, &codes[reqs.size()]);
-    if (!s.isOk() && st.isOk()) st = s;
-    reqs.push_back(r);
-    p.amPending = false;
+    if ((target >= 0 && t != target) || p.ackError == MPI_SUCCESS) continue;
+    const int code = p.ackError;
+    p.ackError = MPI_SUCCESS;
+    return errorf(code, "an operation on target rank %d failed there (outside the memory it "
+                  "exposed)", t);
   }
-  Status w = waitControls(reqs, codes);
-  return st.isOk() ? w : st;
+  return Status::ok();
 }
 
 Status Window::waitGets() {
@@ -102,6 +103,11 @@ Status Window::waitGets() {
   });
   Status st = Status::ok();
   for (auto& [r, bytes] : gets_) {
+    // A user's request (MPI_Rget...) reports its own error.
+    if (r->onComplete) {
+      Request::release(r);
+      continue;
+    }
     if (st.isOk() && r->statusError != MPI_SUCCESS)
       st = errorf(r->statusError, "receiving the data of a get failed");
     if (st.isOk() && static_cast<size_t>(r->bytes) != bytes)
@@ -159,6 +165,7 @@ Status Window::post(Group* group, int assert) {
 Status Window::start(Group* group, int assert) {
   if (started_) return errorf(MPI_ERR_RMA_SYNC, "MPI_Win_start twice without MPI_Win_complete");
   LOOM_TRY(ranksOf(comm_, group, &accessGroup_));
+  fenceOpen_ = false;  // a fence epoch ends where another synchronisation starts
   if (!(assert & MPI_MODE_NOCHECK)) {
     std::vector<Request*> posts;
     for (int r : accessGroup_) {
@@ -228,6 +235,7 @@ Status Window::lock(int type, int target, int assert) {
   if (p.lockHeld || lockAll_)
     return errorf(MPI_ERR_RMA_SYNC, "target rank %d is already locked by this rank", target);
   const int kind = type == MPI_LOCK_EXCLUSIVE ? kLockExclusive : kLockShared;
+  fenceOpen_ = false;
   p.noCheck = (assert & MPI_MODE_NOCHECK) != 0;
   if (!p.noCheck) {
     if (p.access == Access::kMessage) {
@@ -257,10 +265,15 @@ Status Window::unlock(int target) {
   if (p.access == Access::kMessage) {
     std::vector<Request*> reqs(1);
     std::vector<int32_t> codes(1);
-    st = control(target, static_cast<uint8_t>(p.noCheck ? AmOp::kFlush : AmOp::kUnlock),
-                 p.lockHeld, &reqs[0], &codes[0]);
-    if (st.isOk()) st = waitControls(reqs, codes);
-    p.amPending = false;
+    if (p.noCheck) {
+      st = flushMessages(target);
+    } else {
+      // Answered once every earlier request of ours was applied there.
+      st = control(target, static_cast<uint8_t>(AmOp::kUnlock), p.lockHeld, &reqs[0], &codes[0]);
+      if (st.isOk()) st = waitControls(reqs, codes);
+      Status f = flushMessages(target);  // the acknowledgements came first
+      if (st.isOk()) st = f;
+    }
   } else {
     memoryFence();
     if (!p.noCheck) unlockWord(p.ctl, p.lockHeld);
@@ -276,25 +289,60 @@ Status Window::lockAll(int assert) {
     return errorf(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all while this rank holds %s",
                   lockAll_ ? "a lock_all epoch" : "a lock");
   const bool noCheck = (assert & MPI_MODE_NOCHECK) != 0;
+  fenceOpen_ = false;
   const int n = size();
   if (!noCheck) {
-    std::vector<Request*> reqs;
-    std::vector<int32_t> codes(n);
-    for (int t = 0; t < n; ++t) {
-      Peer& p = peers_[t];
-      if (p.access != Access::kMessage) continue;
-      Request* r = nullptr;
-      LOOM_TRY(control(t, static_cast<uint8_t>(AmOp::kLock), kLockShared, &r,
-                       &codes[reqs.size()]));
-      reqs.push_back(r);
-    }
-    for (int t = 0; t < n; ++t) {
+    // Every remote request first, then the words of this node, then the
+    // answers: the waits overlap.
+    std::vector<Request*> reqs(n, nullptr);
+    std::vector<int32_t> codes(n, MPI_SUCCESS);
+    Status st = Status::ok();
+    for (int t = 0; t < n && st.isOk(); ++t)
+      if (peers_[t].access == Access::kMessage)
+        st = control(t, static_cast<uint8_t>(AmOp::kLock), kLockShared, &reqs[t], &codes[t]);
+    std::vector<bool> held(n, false);
+    for (int t = 0; t < n && st.isOk(); ++t) {
       Peer& p = peers_[t];
       if (p.access == Access::kMessage) continue;
       while (!tryLockWord(p.ctl, kLockShared))
         if (progress::poll() == 0 && progress::oversubscribed()) sched_yield();
+      held[t] = true;
     }
-    LOOM_TRY(waitControls(reqs, codes));
+    // Every answer is waited for (the receives write into `codes`).
+    std::vector<Request*> pending;
+    std::vector<int32_t> got;
+    progress::waitUntil([&] {
+      for (Request* r : reqs)
+        if (r && !r->complete) return false;
+      return true;
+    });
+    for (int t = 0; t < n; ++t) {
+      if (!reqs[t]) continue;
+      if (reqs[t]->statusError == MPI_SUCCESS && codes[t] == MPI_SUCCESS)
+        held[t] = true;
+      else if (st.isOk())
+        st = errorf(reqs[t]->statusError != MPI_SUCCESS ? reqs[t]->statusError : codes[t],
+                    "locking target rank %d failed", t);
+      Request::release(reqs[t]);
+    }
+    if (!st.isOk()) {
+      // Give back what was taken.
+      std::vector<Request*> undo;
+      std::vector<int32_t> undoCodes(n);
+      for (int t = 0; t < n; ++t) {
+        if (!held[t]) continue;
+        if (peers_[t].access != Access::kMessage) {
+          unlockWord(peers_[t].ctl, kLockShared);
+          continue;
+        }
+        Request* r = nullptr;
+        if (control(t, static_cast<uint8_t>(AmOp::kUnlock), kLockShared, &r,
+                    &undoCodes[undo.size()]).isOk())
+          undo.push_back(r);
+      }
+      (void)waitControls(undo, undoCodes);
+      return st;
+    }
   }
   for (Peer& p : peers_) p.noCheck = noCheck;
   lockAll_ = true;
@@ -312,19 +360,20 @@ Status Window::unlockAll() {
   for (int t = 0; t < n; ++t) {
     Peer& p = peers_[t];
     if (p.access == Access::kMessage) {
-      if (p.noCheck && !p.amPending) continue;
+      if (p.noCheck) continue;  // flushed below
       Request* r = nullptr;
-      Status s = control(t, static_cast<uint8_t>(p.noCheck ? AmOp::kFlush : AmOp::kUnlock),
-                         kLockShared, &r, &codes[reqs.size()]);
+      Status s = control(t, static_cast<uint8_t>(AmOp::kUnlock), kLockShared, &r,
+                         &codes[reqs.size()]);
       if (!s.isOk() && st.isOk()) st = s;
       reqs.push_back(r);
-      p.amPending = false;
     } else if (!p.noCheck) {
       unlockWord(p.ctl, kLockShared);
     }
     p.noCheck = false;
   }
   Status w = waitControls(reqs, codes);
+  Status f = flushMessages(-1);
+  if (w.isOk()) w = f;
   lockAll_ = false;
   if (!st.isOk()) return st;
   return w.isOk() ? g : w;

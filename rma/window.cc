@@ -79,8 +79,10 @@ Status Window::create(Comm* comm, Flavor flavor, void** base, uint64_t size, int
     return j < static_cast<int>(where.size()) ? where[j].nodeId : 0;
   };
 
+  // `pad` carries whether this rank allows CMA: a pair uses it only when
+  // both do, so both sides agree on which of them talk by message.
   Info1 mine{flavor == Flavor::kCreate ? reinterpret_cast<uint64_t>(*base) : 0, size, dispUnit,
-             static_cast<int32_t>(getpid()), nodeOf(me), 0};
+             static_cast<int32_t>(getpid()), nodeOf(me), cmaForWindows() ? 1 : 0};
   std::vector<Info1> all(n);
   Status st = coll.allgather(comm, &mine, sizeof mine, all.data());
   if (!st.isOk()) {
@@ -178,8 +180,8 @@ Status Window::create(Comm* comm, Flavor flavor, void** base, uint64_t size, int
     p.ctl = reinterpret_cast<Control*>(seg + i * sizeof(Control));
     if (allocating) p.mapped = seg + offset[i];
   }
-  const bool cmaOk = cmaForWindows();
   for (int r = 0; r < n; ++r) {
+    const bool cmaOk = all[r].pad && all[me].pad;
     Peer& p = w->peers_[r];
     if (r == me) {
       p.access = Access::kDirect;
@@ -275,17 +277,22 @@ Status Window::attach(void* addr, uint64_t bytes) {
   for (auto& [ra, rb] : regions_)
     if (a < ra + rb && ra < a + bytes)
       return errorf(MPI_ERR_RMA_ATTACH, "memory at %p overlaps a region already attached", addr);
-  Control* c = peers_[rank()].ctl;
   if (regions_.size() >= static_cast<size_t>(kMaxRegions))
     return errorf(MPI_ERR_RMA_ATTACH, "more than %d regions attached to one dynamic window",
                   kMaxRegions);
   regions_.emplace_back(a, bytes);
-  if (c) {
-    for (size_t i = 0; i < regions_.size(); ++i)
-      c->regions[i] = {regions_[i].first, regions_[i].second};
-    c->nregions.store(static_cast<uint32_t>(regions_.size()), std::memory_order_release);
-  }
+  publishRegions();
   return Status::ok();
+}
+
+void Window::publishRegions() {
+  Control* c = peers_[rank()].ctl;
+  if (!c) return;
+  c->regionsSeq.fetch_add(1, std::memory_order_acq_rel);  // odd: being written
+  for (size_t i = 0; i < regions_.size(); ++i)
+    c->regions[i] = {regions_[i].first, regions_[i].second};
+  c->nregions.store(static_cast<uint32_t>(regions_.size()), std::memory_order_relaxed);
+  c->regionsSeq.fetch_add(1, std::memory_order_release);
 }
 
 Status Window::detach(const void* addr) {
@@ -295,11 +302,7 @@ Status Window::detach(const void* addr) {
   if (it == regions_.end())
     return errorf(MPI_ERR_RMA_ATTACH, "no region attached at %p", addr);
   regions_.erase(it);
-  if (Control* c = peers_[rank()].ctl) {
-    for (size_t i = 0; i < regions_.size(); ++i)
-      c->regions[i] = {regions_[i].first, regions_[i].second};
-    c->nregions.store(static_cast<uint32_t>(regions_.size()), std::memory_order_release);
-  }
+  publishRegions();
   return Status::ok();
 }
 

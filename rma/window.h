@@ -55,6 +55,7 @@ class Op;
 
 namespace loom::rma {
 
+struct AmHeader;  // rma/am.h
 enum class Flavor : uint8_t { kCreate, kAllocate, kDynamic, kShared };
 enum class Access : uint8_t { kDirect, kCma, kMessage };
 
@@ -68,7 +69,9 @@ struct alignas(64) Control {
   std::atomic<uint32_t> lock{0};     // kExclusive, or the number of shared holders
   std::atomic<uint32_t> accLock{0};  // accumulate mutex (0 free, 1 held)
   std::atomic<uint32_t> nregions{0};
-  uint32_t pad = 0;
+  // Odd while the owner rewrites regions[] (a sequence lock: readers on
+  // other ranks retry when it changed under them).
+  std::atomic<uint32_t> regionsSeq{0};
   struct Region {
     uint64_t addr;
     uint64_t bytes;
@@ -85,7 +88,11 @@ struct Peer {
   char* mapped = nullptr;     // kDirect: where base is mapped here
   Control* ctl = nullptr;     // ranks of this node (and self)
   Access access = Access::kMessage;
-  bool amPending = false;     // messages sent since the last remote completion
+  // Operations sent by message that the target answers only by an
+  // acknowledgement (put, accumulate), and how many it acknowledged.
+  uint64_t sent = 0;
+  uint64_t acked = 0;
+  int ackError = MPI_SUCCESS;  // first error the acknowledgements reported
   int lockHeld = 0;           // 0, kLockShared or kLockExclusive (sync_util.h)
   bool noCheck = false;       // locked with MPI_MODE_NOCHECK: no lock word taken
 };
@@ -191,9 +198,25 @@ class Window : public HandlePool<Window> {
 
   // Whether an operation on `target` is inside an access epoch.
   bool inEpoch(int target) const;
+  bool passive(int target) const { return lockAll_ || peers_[target].lockHeld; }
+  static Status requestOutsidePassive();
+  // Posts the receive of a reply into (buf, count, type), then sends the
+  // request `msg` (malloc'ed, taken); the window keeps the receive until a
+  // flush, and *user (when asked) is a request that completes with it.
+  Status requestWithReply(int target, const AmHeader& h, char* msg, size_t msgBytes,
+                          void* buf, int64_t count, Datatype* type, size_t bytes, Request** user);
+  // Copies the attached regions into this rank's Control block.
+  void publishRegions();
   // The pieces (target addresses) of `count` `type` at disp of target,
   // range-checked against the target's window.
   Status targetPieces(const Target& t, std::vector<iovec>* out, size_t* bytes);
+  // The bytes [lo, hi) the target data covers, relative to the target's
+  // window base (an absolute address in a dynamic window); false when
+  // that does not fit a 64-bit address.
+  bool targetSpan(const Target& t, __int128* lo, __int128* hi) const;
+  // Whether [lo, hi) lies in one region attached to the dynamic window
+  // whose Control block is `c`.
+  static bool attachedSpan(const Control* c, __int128 lo, __int128 hi);
   // Epoch, range and size checks of one operation; fills the target pieces.
   Status checkOp(const Target& t, int64_t count, const Datatype* type,
                  std::vector<iovec>* pieces, size_t* bytes);
@@ -242,6 +265,15 @@ class Window : public HandlePool<Window> {
   std::vector<Waiter*> lockWaiters_;
   std::vector<std::pair<uint64_t, uint64_t>> regions_;  // dynamic: attached here
   std::vector<int> originErrors_;  // per origin: first error applying its requests
+  std::vector<uint64_t> unacked_;  // per origin: applied, not yet acknowledged
+  struct Ack {
+    uint64_t count;
+    int32_t error;
+    int32_t pad;
+  } ackIn_{};
+  Request* ackRecv_ = nullptr;     // the posted receive of acknowledgements
+  void sendAcks(int origin);       // origin -1: every origin with some due
+  Status postAckRecv();
 };
 
 // Handle translation (API layer): nullptr for MPI_WIN_NULL or a stale handle.

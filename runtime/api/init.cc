@@ -14,6 +14,7 @@
 #include "core/params.h"
 #include "core/progress.h"
 #include "core/progress_async.h"
+#include "rma/am.h"
 #include "p2p/p2p.h"
 
 using loom::errorf;
@@ -211,6 +212,20 @@ extern "C" int PMPI_Finalize(void) {
   loom::api::deleteAttributes(r.world.get(), MPI_COMM_WORLD);
   // Buffered sends still in the attached buffer are delivered first.
   loom::api::flushBufferedSends();
+  // Windows not freed whose targets are reached by message: every member
+  // finishes its epochs before any stops serving them (the progress thread
+  // stops below, and the final fence does not progress). One nonblocking
+  // barrier per window, all started before any is waited for, so windows
+  // created in different orders cannot deadlock.
+  {
+    std::vector<MPI_Request> reqs;
+    for (loom::Comm* c : loom::rma::Am::communicators()) {
+      MPI_Request q;
+      if (PMPI_Ibarrier(loom::api::toHandle(c), &q) == MPI_SUCCESS) reqs.push_back(q);
+    }
+    if (!reqs.empty())
+      (void)PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  }
   Status st = loom::api::releaseRuntime();
   if (!st.isOk()) return loom::api::raise(nullptr, st, "MPI_Finalize");
   r.worldActive = false;

@@ -207,12 +207,14 @@ extern "C" int PMPI_Win_free(MPI_Win* win) {
   if (!st && st.code() == MPI_ERR_RMA_SYNC) return raiseWin(w, st, fn);
   // The attributes go first (their delete callbacks see a live window).
   Status as = Store::eraseAll(w->attrs, *win);
+  // Errors are reported on the window's handler while it still exists.
+  int rc = MPI_SUCCESS;
+  if (!st) rc = raiseWin(w, st, fn);
+  else if (!as) rc = raiseWin(w, as, fn);
   Comm::free(w->comm());
   delete w;
   *win = MPI_WIN_NULL;
-  if (!st) return raise(nullptr, st, fn);
-  if (!as) return raise(nullptr, as, fn);
-  return MPI_SUCCESS;
+  return rc;
 }
 LOOM_WEAK_ALIAS(MPI_Win_free)
 

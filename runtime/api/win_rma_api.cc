@@ -241,7 +241,11 @@ extern "C" int PMPI_Compare_and_swap(const void* origin_addr, const void* compar
   if (!w) return rc;
   Datatype* t = dataArg(w, 1, datatype, "", fn, &rc);
   if (!t) return rc;
-  if (!t->isPredefined() || t->size() > 16)
+  using K = loom::BasicKind;
+  const K k = t->kind();
+  const bool integral = (k >= K::kInt8 && k <= K::kUint64) || k == K::kBool ||
+                        k == K::kLogical || k == K::kByte;
+  if (!t->isPredefined() || !integral || t->size() > 16)
     return raiseWin(w, errorf(MPI_ERR_TYPE, "MPI_Compare_and_swap takes a predefined integer, "
                               "logical or byte type"), fn);
   if (!origin_addr || !compare_addr || !result_addr)

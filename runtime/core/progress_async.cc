@@ -15,6 +15,7 @@ namespace loom::progress {
 namespace detail {
 std::atomic<bool> gAsyncOn{false};
 bool gAdopted = false;
+int gUnlockedDepth = 0;
 std::recursive_mutex& apiMutex() {
   static std::recursive_mutex m;
   return m;

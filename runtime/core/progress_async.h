@@ -24,6 +24,7 @@ namespace loom::progress {
 namespace detail {
 extern std::atomic<bool> gAsyncOn;
 extern bool gAdopted;  // the lock was taken inside a call that entered without it
+extern int gUnlockedDepth;  // nesting of calls that entered without the lock
 std::recursive_mutex& apiMutex();
 void releaseAdopted();
 }  // namespace detail
@@ -37,10 +38,7 @@ class ApiGuard {
     if (locked_) detail::apiMutex().lock();
   }
   ~ApiGuard() {
-    if (locked_)
-      detail::apiMutex().unlock();
-    else if (detail::gAdopted)
-      detail::releaseAdopted();
+    if (locked_) detail::apiMutex().unlock();
   }
   ApiGuard(const ApiGuard&) = delete;
   ApiGuard& operator=(const ApiGuard&) = delete;
@@ -49,10 +47,14 @@ class ApiGuard {
   bool locked_;
 };
 
-// After a call that entered without the lock: gives back the lock the call
-// took when it started the thread (asyncRetain).
-inline void afterUnlockedCall() {
-  if (__builtin_expect(detail::gAdopted, 0)) detail::releaseAdopted();
+// Around a call that entered without the lock. The outermost one gives back
+// the lock a call inside it took when it started the thread (asyncRetain);
+// a nested call (from a user callback) must not. Calls are serialised
+// (MPI_THREAD_SERIALIZED at most), so a plain counter does.
+inline void enterUnlockedCall() { ++detail::gUnlockedDepth; }
+inline void leaveUnlockedCall() {
+  if (--detail::gUnlockedDepth == 0 && __builtin_expect(detail::gAdopted, 0))
+    detail::releaseAdopted();
 }
 
 // Called inside an MPI call (so on the thread that owns the call): one user
