@@ -17,6 +17,7 @@
 
 #include "coll/op.h"
 #include "core/cma.h"
+#include "core/copy_small.h"
 #include "core/datatype.h"
 #include "core/progress.h"
 #include "p2p/p2p.h"
@@ -266,18 +267,23 @@ Status Window::checkOp(const Target& t, int64_t count, const Datatype* type,
 // contiguous, the target mapped here (non-dynamic window). Returns the
 // target's bytes as mapped here, nullptr when the general path must run
 // (which also reports the errors).
-char* Window::directContiguous(const Target& t, int64_t count, const Datatype* type,
-                               size_t* bytes) {
+inline char* Window::directContiguous(const Target& t, int64_t count, const Datatype* type,
+                                      size_t* bytes) {
   Peer& p = peers_[t.rank];
   if (p.access != Access::kDirect || flavor_ == Flavor::kDynamic || !type->isContiguous() ||
       !t.type->isContiguous() || !inEpoch(t.rank))
     return nullptr;
   const size_t n = t.type->packedSize(t.count);
   if (n != type->packedSize(count) || n == 0) return nullptr;
-  __int128 lo, hi;
-  if (!targetSpan(t, &lo, &hi) || lo < 0 || hi > static_cast<__int128>(p.size)) return nullptr;
+  // Contiguous: the data is the n bytes from disp * unit + trueLb. (Overflow
+  // or anything outside takes the general path, which reports it.)
+  int64_t lo;
+  if (__builtin_mul_overflow(static_cast<int64_t>(t.disp), static_cast<int64_t>(p.dispUnit), &lo) ||
+      __builtin_add_overflow(lo, t.type->trueLb(), &lo) || lo < 0 || n > p.size ||
+      static_cast<uint64_t>(lo) > p.size - n)
+    return nullptr;
   *bytes = n;
-  return p.mapped + static_cast<uint64_t>(lo);
+  return p.mapped + lo;
 }
 
 Status Window::put(const void* origin, int64_t count, Datatype* type, const Target& t,
@@ -285,7 +291,7 @@ Status Window::put(const void* origin, int64_t count, Datatype* type, const Targ
   if (req && !passive(t.rank)) return requestOutsidePassive();
   size_t n = 0;
   if (char* dst = directContiguous(t, count, type, &n)) {
-    std::memcpy(dst, static_cast<const char*>(origin) + type->trueLb(), n);
+    copySmall(dst, static_cast<const char*>(origin) + type->trueLb(), n);
     if (req) *req = completedRequest();
     return Status::ok();
   }
@@ -325,7 +331,7 @@ Status Window::get(void* origin, int64_t count, Datatype* type, const Target& t,
   if (req && !passive(t.rank)) return requestOutsidePassive();
   size_t n = 0;
   if (char* src = directContiguous(t, count, type, &n)) {
-    std::memcpy(static_cast<char*>(origin) + type->trueLb(), src, n);
+    copySmall(static_cast<char*>(origin) + type->trueLb(), src, n);
     if (req) *req = completedRequest();
     return Status::ok();
   }
@@ -456,10 +462,17 @@ Status Window::compareAndSwap(const void* origin, const void* compare, void* res
   Peer& p = peers_[target];
   size_t n = 0;
   if (char* at = directContiguous(t, 1, type, &n)) {
+    // One element of at most 16 bytes: copySmall and a word compare keep
+    // libc's memcpy/memcmp calls out of the lock.
+    // (The API admits predefined integer types only: n <= 16.)
+    const size_t m = n < 16 ? n : 16;
+    uint64_t cur[2] = {0, 0}, cmp[2] = {0, 0};
+    copySmall(reinterpret_cast<char*>(cmp), static_cast<const char*>(compare), m);
     lockAcc(p.ctl);
-    std::memcpy(result, at, n);
-    if (std::memcmp(at, compare, n) == 0) std::memcpy(at, origin, n);
+    copySmall(reinterpret_cast<char*>(cur), at, m);
+    if (cur[0] == cmp[0] && cur[1] == cmp[1]) copySmall(at, static_cast<const char*>(origin), m);
     unlockAcc(p.ctl);
+    copySmall(static_cast<char*>(result), reinterpret_cast<const char*>(cur), m);
     return Status::ok();
   }
   std::vector<iovec> pieces;
