@@ -250,8 +250,8 @@ extern "C" int PMPI_Compare_and_swap(const void* origin_addr, const void* compar
   int rc = MPI_SUCCESS;
   Window* w = window(win, fn, &rc);
   if (!w) return rc;
-  Datatype* t = dataArg(w, 1, datatype, "", fn, &rc);
-  if (!t) return rc;
+  Datatype* t = loom::api::toDatatype(datatype);
+  if (!t && !(t = dataArg(w, 1, datatype, "", fn, &rc))) return rc;
   using K = loom::BasicKind;
   const K k = t->kind();
   const bool integral = (k >= K::kInt8 && k <= K::kUint64) || k == K::kBool ||
@@ -261,9 +261,11 @@ extern "C" int PMPI_Compare_and_swap(const void* origin_addr, const void* compar
                               "logical or byte type"), fn);
   if (!origin_addr || !compare_addr || !result_addr)
     return raiseWin(w, errorf(MPI_ERR_BUFFER, "a buffer is NULL"), fn);
-  bool skip;
-  if (!targetArg(w, target_rank, target_disp, fn, &rc, &skip)) return rc;
-  if (skip) return MPI_SUCCESS;
+  if (target_rank < 0 || target_rank >= w->size() || target_disp < 0) {
+    bool skip;
+    if (!targetArg(w, target_rank, target_disp, fn, &rc, &skip)) return rc;
+    if (skip) return MPI_SUCCESS;
+  }
   Status st = w->compareAndSwap(origin_addr, compare_addr, result_addr, t, target_rank,
                                 static_cast<uint64_t>(target_disp));
   return st ? MPI_SUCCESS : raiseWin(w, st, fn);
