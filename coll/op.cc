@@ -10,10 +10,10 @@
 #include <memory>
 
 #include "coll/reduce_kernels.h"
+#include "core/params.h"
 
 namespace loom::coll {
 
-namespace k = kernels;
 using K = BasicKind;
 
 // ---- objects and handles --------------------------------------------------
@@ -195,111 +195,55 @@ bool opValidFor(const Op* op, const Datatype* type) {
 
 bool reductionCommutative(const CollArgs& a) { return !a.op || a.op->commutative(); }
 
-// ---- dispatch -------------------------------------------------------------
+// ---- dispatch ----------------------------------------------------------------
+
+}  // namespace loom::coll
+
+// The baseline loop (SSE2 on x86-64), always present.
+#define LOOM_REDUCE_HOST_FN applyPackedBaseline
+#include "coll/reduce_host.h"
+
+namespace loom::coll {
+
+#if LOOM_X86_KERNELS
+void applyPacked_x86_v3(OpKind, BasicKind, int64_t, const void*, void*, int64_t);
+void applyPacked_x86_v4(OpKind, BasicKind, int64_t, const void*, void*, int64_t);
+#endif
 
 namespace {
 
-template <class T>
-void intOp(Op::Kind op, const void* in, void* io, int64_t n) {
-  using O = Op::Kind;
-  auto* a = static_cast<const T*>(in);
-  auto* b = static_cast<T*>(io);
-  switch (op) {
-    case O::kSum: return k::applyKernel(a, b, n, k::Sum<T>());
-    case O::kProd: return k::applyKernel(a, b, n, k::Prod<T>());
-    case O::kMin: return k::applyKernel(a, b, n, k::Min<T>());
-    case O::kMax: return k::applyKernel(a, b, n, k::Max<T>());
-    case O::kLand: return k::applyKernel(a, b, n, k::Land<T>());
-    case O::kLor: return k::applyKernel(a, b, n, k::Lor<T>());
-    case O::kLxor: return k::applyKernel(a, b, n, k::Lxor<T>());
-    case O::kBand: return k::applyKernel(a, b, n, k::Band<T>());
-    case O::kBor: return k::applyKernel(a, b, n, k::Bor<T>());
-    case O::kBxor: return k::applyKernel(a, b, n, k::Bxor<T>());
-    default: return;
+using ApplyFn = void (*)(OpKind, BasicKind, int64_t, const void*, void*, int64_t);
+
+struct HostIsa {
+  ApplyFn fn = applyPackedBaseline;
+  const char* name = "baseline";
+  HostIsa() {
+#if LOOM_X86_KERNELS
+    // LOOM_REDUCE_ISA can only lower the choice, never ask for what the
+    // processor lacks.
+    const std::string want = params::getString("LOOM_REDUCE_ISA");
+    __builtin_cpu_init();
+    const bool v4 = __builtin_cpu_supports("x86-64-v4"), v3 = __builtin_cpu_supports("x86-64-v3");
+    if (v4 && (want == "auto" || want == "avx512")) {
+      fn = applyPacked_x86_v4;
+      name = "avx512";
+    } else if (v3 && (want == "auto" || want == "avx512" || want == "avx2")) {
+      fn = applyPacked_x86_v3;
+      name = "avx2";
+    }
+#endif
   }
+};
+
+const HostIsa& hostIsa() {
+  static const HostIsa isa;
+  return isa;
 }
 
-template <class T>
-void floatOp(Op::Kind op, const void* in, void* io, int64_t n) {
-  using O = Op::Kind;
-  auto* a = static_cast<const T*>(in);
-  auto* b = static_cast<T*>(io);
-  switch (op) {
-    case O::kSum: return k::applyKernel(a, b, n, k::Sum<T>());
-    case O::kProd: return k::applyKernel(a, b, n, k::Prod<T>());
-    case O::kMin: return k::applyKernel(a, b, n, k::Min<T>());
-    case O::kMax: return k::applyKernel(a, b, n, k::Max<T>());
-    default: return;
-  }
-}
-
-template <bool kBf16>
-void halfOp(Op::Kind op, const void* in, void* io, int64_t n) {
-  using O = Op::Kind;
-  auto* a = static_cast<const uint16_t*>(in);
-  auto* b = static_cast<uint16_t*>(io);
-  switch (op) {
-    case O::kSum: return k::applyKernel(a, b, n, k::Half<k::Sum, kBf16>());
-    case O::kProd: return k::applyKernel(a, b, n, k::Half<k::Prod, kBf16>());
-    case O::kMin: return k::applyKernel(a, b, n, k::Half<k::Min, kBf16>());
-    case O::kMax: return k::applyKernel(a, b, n, k::Half<k::Max, kBf16>());
-    default: return;
-  }
-}
-
-template <class T>
-void complexOp(Op::Kind op, const void* in, void* io, int64_t n) {
-  auto* a = static_cast<const T*>(in);
-  auto* b = static_cast<T*>(io);
-  if (op == Op::Kind::kSum) k::complexSum(a, b, n);
-  else if (op == Op::Kind::kProd) k::complexProd(a, b, n);
-}
-
-template <class V, class I>
-void locOp(Op::Kind op, const void* in, void* io, int64_t n) {
-  auto* a = static_cast<const unsigned char*>(in);
-  auto* b = static_cast<unsigned char*>(io);
-  if (op == Op::Kind::kMaxloc) k::locKernel<V, I, true>(a, b, n);
-  else k::locKernel<V, I, false>(a, b, n);
-}
-
-// `n` packed elements of `kind` (validity already checked).
-void applyPacked(Op::Kind op, BasicKind kind, int64_t elemBytes, const void* in, void* io,
+void applyPacked(OpKind op, BasicKind kind, int64_t elemBytes, const void* in, void* io,
                  int64_t n) {
-  switch (kind) {
-    case K::kInt8: case K::kChar: return intOp<int8_t>(op, in, io, n);
-    case K::kInt16: return intOp<int16_t>(op, in, io, n);
-    case K::kInt32: return intOp<int32_t>(op, in, io, n);
-    case K::kInt64: return intOp<int64_t>(op, in, io, n);
-    case K::kUint8: case K::kBool: case K::kByte: return intOp<uint8_t>(op, in, io, n);
-    case K::kUint16: return intOp<uint16_t>(op, in, io, n);
-    case K::kUint32: return intOp<uint32_t>(op, in, io, n);
-    case K::kUint64: return intOp<uint64_t>(op, in, io, n);
-    case K::kLogical:
-      switch (elemBytes) {
-        case 1: return intOp<uint8_t>(op, in, io, n);
-        case 2: return intOp<uint16_t>(op, in, io, n);
-        case 4: return intOp<uint32_t>(op, in, io, n);
-        default: return intOp<uint64_t>(op, in, io, n);
-      }
-    case K::kFloat: return floatOp<float>(op, in, io, n);
-    case K::kDouble: return floatOp<double>(op, in, io, n);
-    case K::kLongDouble: return floatOp<long double>(op, in, io, n);
-    case K::kFloat16: return halfOp<false>(op, in, io, n);
-    case K::kBfloat16: return halfOp<true>(op, in, io, n);
-    case K::kFloatComplex: return complexOp<float>(op, in, io, n);
-    case K::kDoubleComplex: return complexOp<double>(op, in, io, n);
-    case K::kLongDoubleComplex: return complexOp<long double>(op, in, io, n);
-    case K::kFloatInt: return locOp<float, int>(op, in, io, n);
-    case K::kDoubleInt: return locOp<double, int>(op, in, io, n);
-    case K::kLongInt: return locOp<long, int>(op, in, io, n);
-    case K::k2Int: return locOp<int, int>(op, in, io, n);
-    case K::kShortInt: return locOp<short, int>(op, in, io, n);
-    case K::kLongDoubleInt: return locOp<long double, int>(op, in, io, n);
-    case K::k2Float: return locOp<float, float>(op, in, io, n);
-    case K::k2Double: return locOp<double, double>(op, in, io, n);
-    default: return;
-  }
+  static const ApplyFn fn = hostIsa().fn;
+  fn(op, kind, elemBytes, in, io, n);
 }
 
 MPI_Datatype typeHandle(Datatype* t) {
@@ -389,5 +333,7 @@ void copyLike(const void* src, void* dst, int64_t count, const Datatype* t) {
         std::memcpy(d + off, s + off, r.length);
       }
 }
+
+const char* reduceIsa() { return hostIsa().name; }
 
 }  // namespace loom::coll

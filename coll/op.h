@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "coll/op_kind.h"
 #include "coll/schedule.h"
 #include "coll/selector.h"
 #include "core/datatype.h"
@@ -38,10 +39,7 @@ class Op : public HandlePool<Op> {
  public:
   static constexpr uint32_t kMagic = 0x4f50504f;  // "OPPO": catches stale handles
 
-  enum class Kind : uint8_t {
-    kUser, kSum, kMin, kMax, kProd, kBand, kBor, kBxor, kLand, kLor, kLxor,
-    kMinloc, kMaxloc, kReplace, kNoOp
-  };
+  using Kind = OpKind;
 
   Op(const Op&) = delete;
   Op& operator=(const Op&) = delete;
@@ -113,6 +111,10 @@ Status reduceLocal(const void* in, void* inout, int64_t count, Datatype* type, O
 // function sees typed elements), which the callers check.
 size_t reduceUnit(const Datatype* type, const Op* op);
 void reducePacked(const void* in, void* inout, size_t bytes, Datatype* type, Op* op);
+
+// Which build of the host reduction loop runs: "avx512", "avx2" or
+// "baseline" (the processor's best, lowered by LOOM_REDUCE_ISA).
+const char* reduceIsa();
 
 // For the selector: the call's op is commutative.
 bool reductionCommutative(const CollArgs& a);

@@ -38,7 +38,15 @@
 #define LOOM_RESTRICT
 #endif
 
-namespace loom::coll::kernels {
+// A translation unit compiled for another instruction set (reduce_x86_*.cc)
+// defines LOOM_KERNELS_NS first, so its instantiations are symbols of their
+// own: inline templates of one name would be merged by the linker, and the
+// baseline build could end up running AVX-512 code (or the reverse).
+#ifndef LOOM_KERNELS_NS
+#define LOOM_KERNELS_NS kernels
+#endif
+
+namespace loom::coll::LOOM_KERNELS_NS {
 
 // ---- 16-bit floats -------------------------------------------------------
 
@@ -180,7 +188,14 @@ LOOM_HD inline void complexSum(const T* LOOM_RESTRICT in, T* LOOM_RESTRICT inout
 }
 // Textbook product (a+bi)(c+di) = (ac-bd) + (ad+bc)i, without the C
 // library's NaN/inf recovery (Annex G): what Open MPI and MPICH compute too.
+// (Host builds: not vectorised. gcc 12 turns the vectorised form into
+// vfmaddsub on AVX2 even under -ffp-contract=off, whose single rounding
+// gives inf where the two roundings give NaN, e.g. 12.9 * -1.7e308 +
+// -1.7e308 * -9.6.)
 template <class T>
+#if !defined(__CUDACC__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-vectorize")))
+#endif
 LOOM_HD inline void complexProd(const T* LOOM_RESTRICT in, T* LOOM_RESTRICT inout, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const T a = in[2 * i], b = in[2 * i + 1], c = inout[2 * i], d = inout[2 * i + 1];
@@ -212,4 +227,4 @@ LOOM_HD inline void locKernel(const unsigned char* LOOM_RESTRICT in,
   }
 }
 
-}  // namespace loom::coll::kernels
+}  // namespace loom::coll::LOOM_KERNELS_NS

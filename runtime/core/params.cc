@@ -98,6 +98,9 @@ constexpr Param kParams[] = {
      "libfabric endpoint, so simulated nodes cross a real veth link (needs CAP_SYS_ADMIN)"},
     // Collectives: one override per collective (loom-info --coll lists the names)
     // Shared-memory collectives (ranks of one node read each other's data)
+    {"LOOM_REDUCE_ISA", "auto",
+     "Build of the host reduction loop: auto (the processor's best of avx512, avx2, "
+     "baseline), or one of those to use at most that (x86-64 with gcc 12 or newer)"},
     {"LOOM_COLL_SHM", "auto",
      "Shared-memory collectives for communicators whose ranks share a node: auto (on for "
      "2..LOOM_COLL_SHM_MAX_RANKS ranks), 0 (off)"},

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/unsupported.h"
+#include "coll/op.h"
 #include "coll/selector.h"
 #include "core/memkind.h"
 #include "core/params.h"
@@ -32,6 +33,7 @@ void printFeatures() {
   std::printf("Build features:\n");
   std::printf("  CUDA:        %s\n", loom::memkind::describe().c_str());
   std::printf("%s", loom::p2p::describeNetwork().c_str());
+  std::printf("  reductions:  host loop built for %s (LOOM_REDUCE_ISA)\n", loom::coll::reduceIsa());
   std::printf("  PMIx:        client and embedded server (loomrun)\n");
   std::printf("  hwloc:       %s\n", loom::hwlocVersion().c_str());
 }
