@@ -373,10 +373,15 @@ Status Window::accumulate(const void* origin, int64_t count, Datatype* type, voi
   if (req && !passive(t.rank)) return requestOutsidePassive();
   const bool noop = op->kind() == coll::Op::Kind::kNoOp;
   const Datatype* elem = elementType(t.type);
-  if (!noop && elementType(type)->kind() != elem->kind())
+  // Nothing to combine (no target element, nothing fetched): the op and
+  // types are not checked, as Open MPI and MPICH do not (mpi4py's suite
+  // relies on it: MPI_SUM on zero MPI_BYTEs).
+  const bool empty = t.type->packedSize(t.count) == 0 && (noop || type->packedSize(count) == 0) &&
+                     (!result || rtype->packedSize(rcount) == 0);
+  if (!noop && !empty && elementType(type)->kind() != elem->kind())
     return errorf(MPI_ERR_TYPE, "origin and target datatypes are built from different basic "
                   "types");
-  if (!noop && op->kind() != coll::Op::Kind::kReplace && !coll::opValidFor(op, elem))
+  if (!noop && !empty && op->kind() != coll::Op::Kind::kReplace && !coll::opValidFor(op, elem))
     return errorf(MPI_ERR_OP, "%s is not defined on %s", op->name(),
                   elem->name().empty() ? "this datatype" : elem->name().c_str());
   Peer& p = peers_[t.rank];

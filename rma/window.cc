@@ -252,8 +252,11 @@ Window::~Window() {
 
 void Window::sharedQuery(int r, uint64_t* size, int* dispUnit, void** ptr) {
   if (r == MPI_PROC_NULL) {
+    // The first rank of the group with memory (MPI 4.1); when this rank
+    // cannot reach it directly (another node), the answer is size 0 and a
+    // null pointer, as for that rank itself.
     for (int k = 0; k < static_cast<int>(peers_.size()); ++k)
-      if (peers_[k].size > 0 && peers_[k].mapped) {
+      if (peers_[k].size > 0) {
         r = k;
         break;
       }

@@ -171,6 +171,28 @@ static void handles(void) {
       CHECK(0);
     }
   }
+  /* MPI_PROC_NULL: the first rank with memory is rank 0 (MPI 4.1); a rank
+   * on rank 0's node gets its memory, a rank on another node size 0 and
+   * NULL (mpi4py's test_win checks the same). */
+  if (!lax()) {
+    MPI_Comm node;
+    MPI_Group wg, ng;
+    int zero = 0, zeroInNode;
+    OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    OK(MPI_Comm_group(node, &ng));
+    OK(MPI_Group_translate_ranks(wg, 1, &zero, ng, &zeroInNode));
+    OK(MPI_Win_shared_query(aw, MPI_PROC_NULL, &size, &du, &base));
+    if (zeroInNode != MPI_UNDEFINED) {
+      CHECK(size == 64 && du == 4 && base != NULL);
+      if (me == 0) CHECK(base == ab);
+    } else {
+      CHECK(size == 0 && base == NULL);
+    }
+    OK(MPI_Group_free(&wg));
+    OK(MPI_Group_free(&ng));
+    OK(MPI_Comm_free(&node));
+  }
   expectErr(MPI_Win_attach(aw, extra, sizeof extra), MPI_ERR_RMA_FLAVOR,
             "MPI_Win_attach on an MPI_Win_allocate window");
   OK(MPI_Win_free(&aw));
