@@ -183,6 +183,7 @@ Status stageCall(const CollArgs& a, CollArgs* staged, std::unique_ptr<device::St
   usesOf(a, &s, &r);
   *staged = a;
   auto st = std::make_unique<device::Stage>();
+  st->setWhat(collectiveName(a.coll));
   // The receive buffer first: in place, sendbuf lies in it (reductions pass
   // sendbuf == recvbuf) and takes its twin from it; so does a bcast's one
   // buffer, whichever role it has here.

@@ -55,6 +55,7 @@ Status reduceStaged(const void* in, void* inout, int64_t count, Datatype* type, 
   int64_t lo = 0, hi = 0;
   device::typeSpan(count, type, &lo, &hi);
   device::Stage stage;
+  stage.setWhat("a local reduction");
   Status st;
   const void* a = in;
   if (device::isDevice(in) && !(a = stage.add(in, lo, hi, true, &st))) return st;

@@ -766,17 +766,13 @@ Status imrecv(void* buf, int64_t count, Datatype* type, Message* msg, Request** 
   r->type = type;
   r->active = true;
   *out = r;
-  if (device::active()) [[unlikely]] {
-    Status st = device::stageRequest(r, false);
-    if (!st.isOk()) {
-      // The message stays matched to this receive: it completes with the
-      // error instead of taking the data.
-      r->statusError = st.code();
-      r->error = st;
-      delete msg;
-      r->finish();
-      return Status::ok();
-    }
+  // A device buffer without host memory to stage it: the receive fails, the message is lost.
+  if (Status st = device::active() ? device::stageRequest(r, false) : Status(); !st.isOk()) {
+    r->statusError = st.code();
+    r->error = std::move(st);
+    delete msg;
+    r->finish();
+    return Status::ok();
   }
   deliverUnexpected(r, msg);
   return Status::ok();

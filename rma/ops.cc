@@ -113,6 +113,7 @@ namespace {
 struct OriginTwins {
   device::Stage stage;
   Status st;
+  OriginTwins() { stage.setWhat("a one-sided operation"); }
   static bool needed(const void* p, int64_t count, const Datatype* t) {
     return device::active() && count > 0 && t && t->size() > 0 && device::isDevice(p);
   }

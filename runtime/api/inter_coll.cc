@@ -110,6 +110,7 @@ void gatherReduce(Schedule& s, const InterCall& a, int64_t count, int64_t off, i
     // A result buffer on a GPU: reduced in a host twin, its typed bytes
     // copied back (the messages themselves are staged by the p2p engine).
     device::Stage stage;
+    stage.setWhat("an intercommunicator reduction");
     void* res = out;
     if (device::active() && device::isDevice(out)) {
       int64_t lo = 0, hi = 0;

@@ -151,8 +151,7 @@ void* Stage::add(const void* p, int64_t lo, int64_t hi, bool load, Status* st) {
   char* host = static_cast<char*>(stageAlloc(bytes));
   if (!host) {
     *st = errorf(MPI_ERR_NO_MEM,
-                 "cannot allocate %zu bytes of host memory to stage a device "
-                 "buffer",
+                 "%s: cannot allocate %zu bytes of host memory to stage a device buffer", what_,
                  bytes);
     return nullptr;
   }
@@ -161,7 +160,7 @@ void* Stage::add(const void* p, int64_t lo, int64_t hi, bool load, Status* st) {
   if (load && bytes > 0) {
     Status c = copy(host, dev, bytes);
     if (!c.isOk()) {
-      *st = errorf(MPI_ERR_OTHER, "copying a device buffer to the host failed: %s",
+      *st = errorf(MPI_ERR_OTHER, "%s: copying a device buffer to the host failed: %s", what_,
                    c.message().c_str());
       return nullptr;
     }
@@ -197,8 +196,8 @@ Status Stage::finish() {
     char* hostBase = s.host - s.lo;
     Status st = copyTyped(userBase + w.off, hostBase + w.off, w.count, w.type, w.maxBytes);
     if (!st.isOk() && first.isOk())
-      first = errorf(MPI_ERR_OTHER, "copying the result back to device memory failed: %s",
-                     st.message().c_str());
+      first = errorf(MPI_ERR_OTHER, "%s: copying the result back to device memory failed: %s",
+                     what_, st.message().c_str());
   }
   writes_.clear();
   return first;
@@ -214,6 +213,7 @@ Status packAny(const Datatype* t, const void* buf, int64_t count, void* out, siz
     return Status::ok();
   }
   Stage stage;
+  stage.setWhat("packing");
   Status st;
   const void* src = buf;
   if (devBuf) {
@@ -235,6 +235,7 @@ Status unpackAny(const Datatype* t, void* buf, int64_t count, const void* in, si
     return Status::ok();
   }
   Stage stage;
+  stage.setWhat("unpacking");
   Status st;
   const void* src = in;
   if (devIn && !(src = stage.add(in, 0, static_cast<int64_t>(bytes), true, &st))) return st;
@@ -258,6 +259,7 @@ Status stageRequest(Request* r, bool isSend) {
   typeSpan(r->count, r->type, &lo, &hi);
   if (hi <= lo) return Status::ok();  // no byte is touched
   auto* s = new Stage();
+  s->setWhat(isSend ? "a send from device memory" : "a receive into device memory");
   Status st;
   // A send reads its span; a receive writes its typed bytes only, so the
   // twin needs no copy of what is there.

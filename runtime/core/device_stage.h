@@ -74,6 +74,8 @@ class Stage {
     return const_cast<void*>(translate(static_cast<const void*>(q)));
   }
   bool empty() const { return spans_.empty(); }
+  // What the staged operation is ("allreduce", "a receive"), for messages.
+  void setWhat(const char* what) { what_ = what; }
 
   // Copies back every written block; the first failure is returned.
   Status finish();
@@ -99,6 +101,7 @@ class Stage {
   };
   std::vector<Span> spans_;
   std::vector<Write> writes_;
+  const char* what_ = "the operation";
 };
 
 // Datatype::pack and unpack (the whole stream of `count` elements, `bytes`

@@ -226,6 +226,27 @@ static void inter(void) {
   buf_free(&r);
 }
 
+/* A staging copy that fails (the mock checks a copy's bounds; a real
+ * device may not notice): MPI_ERR_OTHER, the message naming the call. */
+static void copy_failure(void) {
+  if (!g_mock) return;
+  Buf small = buf_alloc(1, 64);
+  int out[64];
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  int rc = MPI_Allreduce(small.p, out, 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD); /* 256 > 64 bytes */
+  int cls = -1, len = 0;
+  char msg[MPI_MAX_ERROR_STRING];
+  MPI_Error_class(rc, &cls);
+  MPI_Error_string(rc, msg, &len);
+  CHECKF(cls == MPI_ERR_OTHER, "class %d (%s)", cls, msg);
+  /* The communicator still works. */
+  int one = 1, sum = 0;
+  MPI_OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  CHECK(sum == g_size);
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+  buf_free(&small);
+}
+
 int main(int argc, char** argv) {
   gpu_init(&argc, &argv, "gpu_misc");
   reduce_local();
@@ -234,6 +255,7 @@ int main(int argc, char** argv) {
   rma();
   partitioned();
   inter();
+  copy_failure();
   gpu_done();
   return 0;
 }

@@ -7,8 +7,9 @@
 // lengths around the 16-byte vector steps, aligned (vectorised) and
 // unaligned operands, and edge values; then the mock device's reductions
 // and MPI_Reduce_local's device path (kernels where they apply, staging
-// through host memory for the rest). On a real GPU, tests/gpu compares the
-// kernels' own output with the host's.
+// through host memory for the rest). On a machine with a CUDA device,
+// CudaKernelsGiveHostBits runs the kernels themselves against the host loop
+// (and tests/gpu runs MPI_Reduce_local's kernels through loomrun).
 #include "coll/reduce_device.h"
 
 #include <gtest/gtest.h>
@@ -125,6 +126,43 @@ TEST_F(ReduceDeviceMock, MockReductionsGiveHostBits) {
       dev::deviceFree(din);
       dev::deviceFree(dio);
     }
+}
+
+// On a machine with a CUDA device: the kernels themselves, every (op, type)
+// pair, against the host loop (skipped elsewhere, as here at the time of
+// writing: nothing of this has run on a GPU yet).
+TEST(ReduceDevice, CudaKernelsGiveHostBits) {
+  if (!dev::cudaBuilt() || dev::cudaDevices() == 0) GTEST_SKIP() << "no CUDA device";
+  const dev::Backend prev = dev::setBackendForTest(dev::Backend::kCuda);
+  std::mt19937_64 rng(11);
+  for (const KindCase& k : kKinds)
+    for (OpKind op : kOps)
+      for (size_t n : {size_t{1}, size_t{17}, size_t{1000}, size_t{100003}}) {
+        std::vector<unsigned char> in = operand(k, n, rng), io = operand(k, n, rng);
+        std::vector<unsigned char> want = io, got(io.size());
+        loom::coll::applyPackedBaseline(op, k.kind, k.bytes, in.data(), want.data(), n);
+        void* din = dev::deviceAlloc(in.size());
+        void* dio = dev::deviceAlloc(io.size());
+        ASSERT_TRUE(din && dio);
+        ASSERT_TRUE(dev::copy(din, in.data(), in.size()).isOk());
+        ASSERT_TRUE(dev::copy(dio, io.data(), io.size()).isOk());
+        loom::Status err;
+        auto r = loom::coll::reduceDevice(op, k.kind, k.bytes, din, dio, n, dev::Stream{}, &err);
+        ASSERT_NE(r, loom::coll::DeviceReduceResult::kFailed) << err.message();
+        dev::Fence f;
+        ASSERT_TRUE(dev::fenceRecord(dev::Stream{}, &f).isOk());
+        ASSERT_TRUE(dev::fenceWait(f).isOk());
+        dev::fenceDestroy(f);
+        ASSERT_TRUE(dev::copy(got.data(), dio, got.size()).isOk());
+        if (r == loom::coll::DeviceReduceResult::kDone)
+          EXPECT_TRUE(sameResult(k, want, got, n, 0))
+              << k.name << " op " << static_cast<int>(op) << " n " << n;
+        else
+          EXPECT_TRUE(hasLongDouble(k.kind) || got == io) << k.name;
+        dev::deviceFree(din);
+        dev::deviceFree(dio);
+      }
+  dev::setBackendForTest(prev);
 }
 
 loom::Datatype* pre(MPI_Datatype h) {
