@@ -173,6 +173,10 @@ Status stageUse(const Use& u, device::Stage* st, const void** twin) {
 }  // namespace
 
 bool touchesDevice(const CollArgs& a) {
+  // Host calls on a machine with a GPU: two answers from the kind cache,
+  // no allocation. (A device pointer the call does not use, a non-root's
+  // receive buffer, takes the path below and stages nothing.)
+  if (!device::isDevice(a.sendbuf) && !device::isDevice(a.recvbuf)) return false;
   Use s, r;
   usesOf(a, &s, &r);
   return onDevice(s) || onDevice(r);
