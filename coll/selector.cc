@@ -364,21 +364,19 @@ void callFailed(void* p, const Status& st) {
 }  // namespace
 
 namespace {
-Status runSelected(const CollArgs& args, Request** out);
-
 // A call with device buffers: as it is where an algorithm takes device
-// buffers, otherwise on host twins of them, copied back when it completes
-// (at once when it completed inside runSelected, else by the request's
-// finish(), before its onComplete hook).
+// buffers (mem = kDevice: run() does not look again), otherwise on host
+// twins of them, copied back when it completes (at once when it completed
+// inside run(), else by the request's finish(), before its onComplete hook).
 Status runDevice(const CollArgs& args, Request** out) {
   CollArgs d = args;
   d.mem = device::MemKind::kDevice;
   const Algorithm* a = nullptr;
-  if (select(d, &a).isOk()) return runSelected(d, out);
+  if (select(d, &a).isOk()) return run(d, out);
   CollArgs h;
   std::unique_ptr<device::Stage> stage;
   LOOM_TRY(stageCall(args, &h, &stage));
-  LOOM_TRY(runSelected(h, out));
+  LOOM_TRY(run(h, out));
   Request* r = *out;
   if (r && !r->complete) {
     r->staged = stage.release();
@@ -395,14 +393,10 @@ Status runDevice(const CollArgs& args, Request** out) {
 }  // namespace
 
 Status run(const CollArgs& args, Request** out) {
-  if (device::active()) [[unlikely]] {
+  // Device buffers (only looked for where a backend is active): runDevice.
+  if (device::active() && args.mem == device::MemKind::kHost) [[unlikely]] {
     if (touchesDevice(args)) return runDevice(args, out);
   }
-  return runSelected(args, out);
-}
-
-namespace {
-Status runSelected(const CollArgs& args, Request** out) {
   // Every call takes the communicator's next tag and number, whichever
   // algorithm runs it (a shared-memory op sends nothing, but is described
   // by the number): ranks whose arguments differ pick different algorithms,
@@ -447,7 +441,6 @@ Status runSelected(const CollArgs& args, Request** out) {
                s->roundCount());
   return Schedule::start(std::move(s), out);
 }
-}  // namespace
 
 std::string describeAll() {
   std::string out = "Collective algorithms:\n";
