@@ -40,7 +40,7 @@ void checkBuild(ApplyFn candidate, const char* build) {
   for (const KindCase& k : kKinds)
     for (OpKind op : kOps)
       for (size_t n : lengths)
-        for (size_t shift : {size_t{0}, size_t{1}}) {  // unaligned starts
+        for (size_t shift : {size_t{0}, misalignment(k)}) {  // unaligned starts
           std::vector<unsigned char> in = operand(k, n, rng), io = operand(k, n, rng);
           // Ties on some pairs: copy a few of in's elements into io.
           for (size_t i = 0; i < n; i += 5) std::memcpy(io.data() + i * k.bytes, in.data() + i * k.bytes, k.bytes);

@@ -57,7 +57,7 @@ TEST(ReduceDevice, BodiesGiveHostBits) {
   for (const KindCase& k : kKinds)
     for (OpKind op : kOps)
       for (size_t n : lengths)
-        for (size_t shift : {size_t{0}, size_t{16}, size_t{1}, size_t{4}}) {
+        for (size_t shift : {size_t{0}, size_t{16}, misalignment(k), 16 + misalignment(k)}) {
           std::vector<unsigned char> in = operand(k, n + 32, rng), io = operand(k, n + 32, rng);
           for (size_t i = 0; i < n; i += 5)
             std::memcpy(io.data() + i * k.bytes, in.data() + i * k.bytes, k.bytes);
