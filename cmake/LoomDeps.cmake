@@ -27,9 +27,16 @@ if(NOT LOOM_WITH_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
+    # Turing to Hopper as machine code, plus Hopper's PTX, which the driver
+    # compiles for newer GPUs (Blackwell) at first use. "native" would need a
+    # GPU at build time. Volta (sm_70) is out: CUDA 13's nvcc no longer
+    # targets it (CUDA 12.x does: pass -DCMAKE_CUDA_ARCHITECTURES=70-real;...
+    # with such a toolkit). docs/gpu.md has the build times.
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 80 90)   # "native" needs a GPU at build time
+      set(CMAKE_CUDA_ARCHITECTURES 75-real 80-real 86-real 89-real 90)
     endif()
+    # cudart linked statically: binaries start where no CUDA is installed.
+    set(CMAKE_CUDA_RUNTIME_LIBRARY Static)
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)
     set(LOOM_HAVE_CUDA ON)

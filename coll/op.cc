@@ -246,6 +246,19 @@ void applyPacked(OpKind op, BasicKind kind, int64_t elemBytes, const void* in, v
   fn(op, kind, elemBytes, in, io, n);
 }
 
+}  // namespace
+
+void applyPackedHost(OpKind op, BasicKind kind, int64_t elemBytes, const void* in, void* io,
+                     int64_t n) {
+  applyPacked(op, kind, elemBytes, in, io, n);
+}
+
+int64_t elementBytesOf(const Datatype* type) {
+  return elementBytes(type->kind(), type);
+}
+
+namespace {
+
 MPI_Datatype typeHandle(Datatype* t) {
   if (t->isPredefined()) return reinterpret_cast<MPI_Datatype>(uintptr_t{t->abiValue()});
   return reinterpret_cast<MPI_Datatype>(t);
@@ -258,6 +271,10 @@ Status reduceLocal(const void* in, void* inout, int64_t count, Datatype* type, O
     return errorf(MPI_ERR_OP, "%s is not defined on %s", op ? op->name() : "a null op",
                   type && !type->name().empty() ? type->name().c_str() : "this datatype");
   if (count <= 0 || type->size() == 0) return Status::ok();
+  if (device::active()) [[unlikely]] {
+    if (device::isDevice(in) || device::isDevice(inout))
+      return reduceLocalDevice(in, inout, count, type, op);
+  }
   if (op->kind() == Op::Kind::kUser) {
     // The user's function sees the buffers as they are, in chunks whose
     // length fits its int argument.

@@ -28,6 +28,7 @@
 #include "coll/schedule.h"
 #include "coll/selector.h"
 #include "core/datatype.h"
+#include "core/device.h"
 #include "core/handle_pool.h"
 #include "core/status.h"
 
@@ -111,6 +112,28 @@ Status reduceLocal(const void* in, void* inout, int64_t count, Datatype* type, O
 // function sees typed elements), which the callers check.
 size_t reduceUnit(const Datatype* type, const Op* op);
 void reducePacked(const void* in, void* inout, size_t bytes, Datatype* type, Op* op);
+
+// --- Device buffers (reduce_device.cc).
+
+// io = in op io over `n` packed elements of `kind`, both operands in device
+// memory, queued on `stream` (the CUDA kernels of reduce_cuda.cu; the mock
+// device runs the host loop on its read-write view at once). The caller
+// fences the stream before reading the result. kUnsupported (long double,
+// no backend, an invalid pair): stage to the host instead; kFailed: *err.
+enum class DeviceReduceResult : uint8_t;
+DeviceReduceResult reduceDevice(OpKind op, BasicKind kind, int64_t elemBytes, const void* in,
+                                void* io, int64_t n, device::Stream stream, Status* err);
+// reduceLocal when either buffer is device memory: the device kernels for a
+// predefined op on two device buffers of a contiguous type, otherwise both
+// staged through host memory (user ops, mixed buffers, long double,
+// non-contiguous types).
+Status reduceLocalDevice(const void* in, void* inout, int64_t count, Datatype* type, Op* op);
+// The packed element size of `type`'s basic kind (Fortran LOGICAL: its
+// size); 0 when it has none.
+int64_t elementBytesOf(const Datatype* type);
+// The host loop (the processor's best build) over packed elements.
+void applyPackedHost(OpKind op, BasicKind kind, int64_t elemBytes, const void* in, void* io,
+                     int64_t n);
 
 // Which build of the host reduction loop runs: "avx512", "avx2" or
 // "baseline" (the processor's best, lowered by LOOM_REDUCE_ISA).

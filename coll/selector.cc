@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "coll/coll_stage.h"
 #include "coll/comm_info.h"
 #include "coll/op.h"
 #include "coll/shm/shm_coll.h"
@@ -297,6 +298,14 @@ const Algorithm* forcedAlgorithm(Collective c) {
   }();
   return table[static_cast<size_t>(c)];
 }
+// Whether `a` can run this call: a persistent activation needs a schedule
+// (not a shared-memory op), device buffers an algorithm that takes them,
+// and the algorithm's own supports().
+bool accepts(const Algorithm* a, const CollArgs& args) {
+  return a && !(args.persistent && a->start) &&
+         (args.mem == device::MemKind::kHost || a->deviceBuffers) &&
+         (!a->supports || a->supports(args));
+}
 }  // namespace
 
 Status select(const CollArgs& args, const Algorithm** out) {
@@ -307,7 +316,7 @@ Status select(const CollArgs& args, const Algorithm** out) {
       return errorf(MPI_ERR_ARG, "%s=%s names no %s algorithm (choices: %s)",
                     overrideParam(args.coll).c_str(), forced.c_str(), collectiveName(args.coll),
                     choices(args.coll).c_str());
-    if (!(args.persistent && a->start) && (!a->supports || a->supports(args))) {
+    if (accepts(a, args)) {
       *out = a;
       return Status::ok();
     }
@@ -323,14 +332,15 @@ Status select(const CollArgs& args, const Algorithm** out) {
         info.minPerNode < r.minPerNode)
       continue;
     const Algorithm* a = rr.alg;
-    if (a && !(args.persistent && a->start) && (!a->supports || a->supports(args))) {
+    if (accepts(a, args)) {
       *out = a;
       return Status::ok();
     }
   }
-  // Always reachable only through a bug in the tables: say which.
-  return errorf(MPI_ERR_INTERN, "no %s algorithm supports %zu bytes on %d ranks",
-                collectiveName(args.coll), args.bytes, p);
+  // With host buffers, reachable only through a bug in the tables: say which.
+  return errorf(MPI_ERR_INTERN, "no %s algorithm supports %zu bytes on %d ranks%s",
+                collectiveName(args.coll), args.bytes, p,
+                args.mem == device::MemKind::kDevice ? " in device memory" : "");
 }
 
 namespace {
@@ -353,7 +363,40 @@ void callFailed(void* p, const Status& st) {
 }
 }  // namespace
 
+namespace {
+// A call with device buffers: as it is where an algorithm takes device
+// buffers (mem = kDevice: run() does not look again), otherwise on host
+// twins of them, copied back when it completes (at once when it completed
+// inside run(), else by the request's finish(), before its onComplete hook).
+Status runDevice(const CollArgs& args, Request** out) {
+  CollArgs d = args;
+  d.mem = device::MemKind::kDevice;
+  const Algorithm* a = nullptr;
+  if (select(d, &a).isOk()) return run(d, out);
+  CollArgs h;
+  std::unique_ptr<device::Stage> stage;
+  LOOM_TRY(stageCall(args, &h, &stage));
+  LOOM_TRY(run(h, out));
+  Request* r = *out;
+  if (r && !r->complete) {
+    r->staged = stage.release();
+    return Status::ok();
+  }
+  Status st = stage->finish();
+  if (!st.isOk() && r) {
+    r->statusError = st.code();
+    r->error = st;
+    return Status::ok();
+  }
+  return st;
+}
+}  // namespace
+
 Status run(const CollArgs& args, Request** out) {
+  // Device buffers (only looked for where a backend is active): runDevice.
+  if (device::active() && args.mem == device::MemKind::kHost) [[unlikely]] {
+    if (touchesDevice(args)) return runDevice(args, out);
+  }
   // Every call takes the communicator's next tag and number, whichever
   // algorithm runs it (a shared-memory op sends nothing, but is described
   // by the number): ranks whose arguments differ pick different algorithms,

@@ -17,6 +17,7 @@
 
 #include "coll/schedule.h"
 #include "core/count_array.h"
+#include "core/device.h"
 
 namespace loom::coll {
 
@@ -82,6 +83,15 @@ struct CollArgs {
   // step with the communicator's call sequence) and the ranks' call
   // descriptions are not compared by number (the signature still is).
   bool persistent = false;
+  // Where this rank's buffers are: kDevice when any buffer the call uses
+  // here is GPU memory. run() first offers such a call as it is to the
+  // algorithms that take device buffers (Algorithm::deviceBuffers); when
+  // none does (in this version none does) it stages the buffers through
+  // host memory (coll_stage.h) and selects again with kHost. Ranks of one
+  // call may differ here (some pass host buffers, some device buffers), so
+  // an algorithm that takes device buffers must exchange the same messages
+  // as the one the host rules pick for the same call.
+  device::MemKind mem = device::MemKind::kHost;
 };
 
 struct Algorithm {
@@ -94,6 +104,9 @@ struct Algorithm {
   // Algorithms that do not run on messages (the shared-memory ones) start
   // the call themselves instead of building a schedule (build is null).
   Status (*start)(const CollArgs&, Request** out) = nullptr;
+  // Runs on device buffers as they are (CollArgs::mem == kDevice). None
+  // does yet: device buffers are staged through host memory.
+  bool deviceBuffers = false;
 };
 
 // Every algorithm, grouped by collective.

@@ -24,4 +24,19 @@
 #define MPIX_C_FLOAT16 ((MPI_Datatype)0x2fe)
 #define MPIX_BFLOAT16  ((MPI_Datatype)0x2ff)
 
+/*
+ * GPU buffers. MPIX_Query_cuda_support() returns 1 when this Loom was
+ * built with CUDA and the process sees a CUDA device: any MPI call then
+ * accepts device pointers (see MPIX_Query_cuda_support(3)); 0 otherwise.
+ * The same name and meaning as Open MPI's extension.
+ */
+#if defined(__cplusplus)
+extern "C" {
+#endif
+int MPIX_Query_cuda_support(void);
+int PMPIX_Query_cuda_support(void);
+#if defined(__cplusplus)
+}
+#endif
+
 #endif /* LOOM_MPI_EXT_H_INCLUDED */

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <deque>
 
+#include "core/device_stage.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "core/progress.h"
@@ -612,6 +613,8 @@ std::string describeNetwork() {
 
 bool sendEagerNow(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm) {
   if (!type->isContiguous()) return false;
+  if (device::active() && device::isDevice(buf)) [[unlikely]]
+    return false;  // start() stages it
   const size_t bytes = static_cast<size_t>(count) * typeSize(type);
   const Kind kind = selectProtocol(bytes, true, *E.shmLim);
   if (kind != Kind::kInline && kind != Kind::kEager) return false;
@@ -703,6 +706,11 @@ Status start(Request* r) {
     if (r->type && !r->type->isPredefined()) r->type->retain();
     r->holdsRefs = true;
   }
+  // Device buffers: every send and receive, whatever called it (MPI_Send,
+  // persistent and partitioned requests, collective schedules) runs on a
+  // host twin from here on; Request::finish copies a receive back.
+  if (device::active()) [[unlikely]]
+    LOOM_TRY(device::stageRequest(r, r->kind == ReqKind::kSend || r->fold));
   if (r->kind == ReqKind::kRecv) {
     r->statusSource = MPI_ANY_SOURCE;
     r->statusTag = MPI_ANY_TAG;
@@ -758,6 +766,14 @@ Status imrecv(void* buf, int64_t count, Datatype* type, Message* msg, Request** 
   r->type = type;
   r->active = true;
   *out = r;
+  // A device buffer without host memory to stage it: the receive fails, the message is lost.
+  if (Status st = device::active() ? device::stageRequest(r, false) : Status(); !st.isOk()) {
+    r->statusError = st.code();
+    r->error = std::move(st);
+    delete msg;
+    r->finish();
+    return Status::ok();
+  }
   deliverUnexpected(r, msg);
   return Status::ok();
 }

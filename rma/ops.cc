@@ -19,6 +19,7 @@
 #include "core/cma.h"
 #include "core/copy_small.h"
 #include "core/datatype.h"
+#include "core/device_stage.h"
 #include "core/progress.h"
 #include "p2p/p2p.h"
 #include "rma/am.h"
@@ -100,6 +101,41 @@ Status combine(coll::Op* op, const Datatype* elem, const void* origin, void* tar
       return Status::ok();
   }
 }
+
+namespace {
+
+// Origin buffers in device memory: the operation runs on host twins of
+// them. An input is copied to the host first; an output (a get's origin, a
+// result buffer) is copied back by done() where the operation fills it
+// during the call (mapped and CMA targets). A target reached by message
+// sends its data back to a p2p receive, which stages a device buffer by
+// itself, so outputs to such targets are passed through as they are.
+struct OriginTwins {
+  device::Stage stage;
+  Status st;
+  OriginTwins() { stage.setWhat("a one-sided operation"); }
+  static bool needed(const void* p, int64_t count, const Datatype* t) {
+    return device::active() && count > 0 && t && t->size() > 0 && device::isDevice(p);
+  }
+  const void* in(const void* p, int64_t count, const Datatype* t) {
+    int64_t lo = 0, hi = 0;
+    device::typeSpan(count, t, &lo, &hi);
+    return stage.add(p, lo, hi, true, &st);
+  }
+  void* out(void* p, int64_t count, const Datatype* t) {
+    int64_t lo = 0, hi = 0;
+    device::typeSpan(count, t, &lo, &hi);
+    void* h = stage.add(p, lo, hi, false, &st);
+    if (h) stage.writes(0, count, t);
+    return h;
+  }
+  Status done(const Status& op) {
+    if (!op.isOk()) return op;
+    return stage.finish();
+  }
+};
+
+}  // namespace
 
 Status Window::requestOutsidePassive() {
   return errorf(MPI_ERR_RMA_SYNC, "request-based operations need a passive-target epoch "
@@ -288,6 +324,11 @@ inline char* Window::directContiguous(const Target& t, int64_t count, const Data
 
 Status Window::put(const void* origin, int64_t count, Datatype* type, const Target& t,
                    Request** req) {
+  if (OriginTwins::needed(origin, count, type)) [[unlikely]] {
+    OriginTwins tw;
+    const void* h = tw.in(origin, count, type);
+    return h ? put(h, count, type, t, req) : tw.st;
+  }
   if (req && !passive(t.rank)) return requestOutsidePassive();
   size_t n = 0;
   if (char* dst = directContiguous(t, count, type, &n)) {
@@ -328,6 +369,12 @@ Status Window::put(const void* origin, int64_t count, Datatype* type, const Targ
 }
 
 Status Window::get(void* origin, int64_t count, Datatype* type, const Target& t, Request** req) {
+  if (OriginTwins::needed(origin, count, type) && peers_[t.rank].access != Access::kMessage)
+      [[unlikely]] {
+    OriginTwins tw;
+    void* h = tw.out(origin, count, type);
+    return h ? tw.done(get(h, count, type, t, req)) : tw.st;
+  }
   if (req && !passive(t.rank)) return requestOutsidePassive();
   size_t n = 0;
   if (char* src = directContiguous(t, count, type, &n)) {
@@ -370,8 +417,19 @@ Status Window::get(void* origin, int64_t count, Datatype* type, const Target& t,
 Status Window::accumulate(const void* origin, int64_t count, Datatype* type, void* result,
                           int64_t rcount, Datatype* rtype, const Target& t, coll::Op* op,
                           Request** req) {
+  const bool noopOp = op->kind() == coll::Op::Kind::kNoOp;
+  const bool stageIn = !noopOp && OriginTwins::needed(origin, count, type);
+  const bool stageOut = result && OriginTwins::needed(result, rcount, rtype) &&
+                        peers_[t.rank].access != Access::kMessage;
+  if (stageIn || stageOut) [[unlikely]] {
+    OriginTwins tw;
+    const void* o = stageIn ? tw.in(origin, count, type) : origin;
+    void* r = o && stageOut ? tw.out(result, rcount, rtype) : result;
+    if (!o || (stageOut && !r)) return tw.st;
+    return tw.done(accumulate(o, count, type, r, rcount, rtype, t, op, req));
+  }
   if (req && !passive(t.rank)) return requestOutsidePassive();
-  const bool noop = op->kind() == coll::Op::Kind::kNoOp;
+  const bool noop = noopOp;
   const Datatype* elem = elementType(t.type);
   // Nothing to combine (no target element, nothing fetched): the op and
   // types are not checked, as Open MPI and MPICH do not (mpi4py's suite
@@ -463,6 +521,20 @@ Status Window::accumulate(const void* origin, int64_t count, Datatype* type, voi
 
 Status Window::compareAndSwap(const void* origin, const void* compare, void* result,
                               Datatype* type, int target, uint64_t disp) {
+  // (A result from a target reached by message arrives by a p2p receive,
+  // which stages it.)
+  const bool devO = OriginTwins::needed(origin, 1, type);
+  const bool devC = OriginTwins::needed(compare, 1, type);
+  const bool devR =
+      OriginTwins::needed(result, 1, type) && peers_[target].access != Access::kMessage;
+  if (devO || devC || devR) [[unlikely]] {
+    OriginTwins tw;
+    const void* o = devO ? tw.in(origin, 1, type) : origin;
+    const void* c = o && devC ? tw.in(compare, 1, type) : compare;
+    void* r = o && c && devR ? tw.out(result, 1, type) : result;
+    if (!o || !c || (devR && !r)) return tw.st;
+    return tw.done(compareAndSwap(o, c, r, type, target, disp));
+  }
   const Target t{target, disp, 1, type};
   Peer& p = peers_[target];
   size_t n = 0;

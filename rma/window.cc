@@ -18,6 +18,7 @@
 #include <new>
 
 #include "core/cma.h"
+#include "core/device.h"
 #include "core/locality.h"
 #include "core/log.h"
 #include "core/params.h"
@@ -39,7 +40,7 @@ struct Info1 {
   int32_t dispUnit;
   int32_t pid;
   int32_t node;
-  int32_t pad;
+  int32_t pad;  // bit 0: this rank allows CMA; bit 1: its memory is on a GPU
 };
 struct Info2 {
   segment::Handle handle;
@@ -81,14 +82,32 @@ Status Window::create(Comm* comm, Flavor flavor, void** base, uint64_t size, int
 
   // `pad` carries whether this rank allows CMA: a pair uses it only when
   // both do, so both sides agree on which of them talk by message.
-  Info1 mine{flavor == Flavor::kCreate ? reinterpret_cast<uint64_t>(*base) : 0, size, dispUnit,
-             static_cast<int32_t>(getpid()), nodeOf(me), cmaForWindows() ? 1 : 0};
+  // Window memory on a GPU is refused (docs/gpu.md): every access to a
+  // window is a host access (mapped, CMA, or the target's own loads). Each
+  // rank says whether its memory is device memory, so all of them fail
+  // together, naming the rank, instead of one failing and the rest waiting.
+  const bool onDevice = flavor == Flavor::kCreate && size > 0 && device::isDevice(*base);
+  Info1 mine{flavor == Flavor::kCreate ? reinterpret_cast<uint64_t>(*base) : 0,
+             size,
+             dispUnit,
+             static_cast<int32_t>(getpid()),
+             nodeOf(me),
+             (cmaForWindows() ? 1 : 0) | (onDevice ? 2 : 0)};
   std::vector<Info1> all(n);
   Status st = coll.allgather(comm, &mine, sizeof mine, all.data());
   if (!st.isOk()) {
     delete w;
     return st;
   }
+  for (int r = 0; r < n; ++r)
+    if (all[r].pad & 2) {
+      delete w;
+      return errorf(MPI_ERR_UNSUPPORTED_OPERATION,
+                    "rank %d passed window memory on a GPU; "
+                    "Loom's windows need host memory (device buffers are fine as origin "
+                    "buffers of MPI_Put, MPI_Get and the accumulates)",
+                    r);
+    }
   w->peers_.resize(n);
   for (int r = 0; r < n; ++r) {
     Peer& p = w->peers_[r];
@@ -181,7 +200,7 @@ Status Window::create(Comm* comm, Flavor flavor, void** base, uint64_t size, int
     if (allocating) p.mapped = seg + offset[i];
   }
   for (int r = 0; r < n; ++r) {
-    const bool cmaOk = all[r].pad && all[me].pad;
+    const bool cmaOk = (all[r].pad & 1) && (all[me].pad & 1);
     Peer& p = w->peers_[r];
     if (r == me) {
       p.access = Access::kDirect;
@@ -276,6 +295,11 @@ void Window::sharedQuery(int r, uint64_t* size, int* dispUnit, void** ptr) {
 
 Status Window::attach(void* addr, uint64_t bytes) {
   if (bytes == 0) return Status::ok();
+  if (device::isDevice(addr))
+    return errorf(MPI_ERR_UNSUPPORTED_OPERATION,
+                  "memory at %p is on a GPU; Loom's windows need "
+                  "host memory",
+                  addr);
   const auto a = reinterpret_cast<uint64_t>(addr);
   for (auto& [ra, rb] : regions_)
     if (a < ra + rb && ra < a + bytes)

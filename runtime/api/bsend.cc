@@ -30,9 +30,10 @@
 #include <cstdlib>
 #include <vector>
 
-#include "api/large_count.h"
 #include "api/comm_internal.h"
+#include "api/large_count.h"
 #include "api/runtime.h"
+#include "core/device_stage.h"
 #include "core/progress.h"
 #include "p2p/p2p.h"
 
@@ -181,7 +182,7 @@ Status SendBuffer::send(const void* buf, int64_t count, Datatype* type, int dest
     }
     data = base_ + reg.offset;
   }
-  if (bytes > 0) (void)type->pack(buf, count, 0, data, bytes);
+  LOOM_TRY(device::packAny(type, buf, count, data, bytes));  // buf may be on a GPU
   regions_.insert(regions_.begin() + static_cast<std::ptrdiff_t>(index), reg);
 
   Request* r = nullptr;

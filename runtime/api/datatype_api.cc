@@ -20,6 +20,7 @@
 #include "api/handles_datatype.h"
 #include "api/large_count.h"
 #include "api/runtime.h"
+#include "core/device_stage.h"
 
 using loom::Datatype;
 using loom::errorf;
@@ -540,7 +541,9 @@ int pack(const char* fn, const void* inbuf, int64_t incount, MPI_Datatype dataty
                          &rc);
   if (!t) return rc;
   size_t n = t->packedSize(incount);
-  if (n > 0) t->pack(inbuf, incount, 0, static_cast<char*>(outbuf) + pos, n);
+  // Either buffer may be on a GPU (device_stage.h).
+  Status st = loom::device::packAny(t, inbuf, incount, static_cast<char*>(outbuf) + pos, n);
+  if (!st) return raise(nullptr, st, fn);
   *position = static_cast<Pos>(pos + static_cast<int64_t>(n));
   return MPI_SUCCESS;
 }
@@ -555,7 +558,9 @@ int unpack(const char* fn, const void* inbuf, int64_t insize, Pos* position, voi
                          &rc);
   if (!t) return rc;
   size_t n = t->packedSize(outcount);
-  if (n > 0) t->unpack(outbuf, outcount, 0, static_cast<const char*>(inbuf) + pos, n);
+  Status st =
+      loom::device::unpackAny(t, outbuf, outcount, static_cast<const char*>(inbuf) + pos, n);
+  if (!st) return raise(nullptr, st, fn);
   *position = static_cast<Pos>(pos + static_cast<int64_t>(n));
   return MPI_SUCCESS;
 }

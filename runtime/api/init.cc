@@ -10,12 +10,13 @@
 #include "api/comm_internal.h"
 #include "api/runtime.h"
 #include "coll/coll.h"
+#include "core/device_stage.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "core/progress.h"
 #include "core/progress_async.h"
-#include "rma/am.h"
 #include "p2p/p2p.h"
+#include "rma/am.h"
 
 using loom::errorf;
 using loom::Status;
@@ -75,6 +76,9 @@ Status bringUp(int required) {
   LOOM_TRY(loom::loadTopology(&r.topo));
   r.oversubscribed = decideOversubscribed(r.proc, r.topo);
   loom::progress::setOversubscribed(r.oversubscribed);
+  // The device backend (CUDA if built and present, the mock if asked) before
+  // any buffer is looked at.
+  loom::device::init();
   LOOM_TRY(exchangeAndConnect(r));
 
   std::vector<int> all(r.proc.size);
@@ -164,6 +168,7 @@ Status releaseRuntime() {
   r.world->dropCollState();
   r.self->dropCollState();
   r.phase = Phase::kAfter;
+  loom::device::stageDrain();
   st = loom::p2p::finalize();
   if (!st.isOk()) loom::log::warn("finalize: %s", st.message().c_str());
   st = r.boot.finalize();

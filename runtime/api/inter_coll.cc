@@ -33,6 +33,8 @@
 #include "coll/op.h"
 #include "coll/schedule.h"
 #include "coll/selector.h"
+#include "core/device_stage.h"
+#include "core/log.h"
 
 namespace loom::api {
 
@@ -105,10 +107,27 @@ void gatherReduce(Schedule& s, const InterCall& a, int64_t count, int64_t off, i
   Datatype* t = a.stype;
   coll::Op* op = a.op;
   s.local([in = std::move(in), t, op, off, n, out] {
+    // A result buffer on a GPU: reduced in a host twin, its typed bytes
+    // copied back (the messages themselves are staged by the p2p engine).
+    device::Stage stage;
+    stage.setWhat("an intercommunicator reduction");
+    void* res = out;
+    if (device::active() && device::isDevice(out)) {
+      int64_t lo = 0, hi = 0;
+      device::typeSpan(n, t, &lo, &hi);
+      Status st;
+      if (!(res = stage.add(out, lo, hi, false, &st))) {
+        log::error("intercommunicator reduction: %s", st.message().c_str());
+        return;
+      }
+      stage.writes(0, n, t);
+    }
     const int last = static_cast<int>(in.size()) - 1;
-    coll::copyLike(elemAt(in[last], off, t), out, n, t);
+    coll::copyLike(elemAt(in[last], off, t), res, n, t);
     for (int j = last - 1; j >= 0; --j)
-      (void)coll::reduceLocal(elemAt(in[j], off, t), out, n, t, op);
+      (void)coll::reduceLocal(elemAt(in[j], off, t), res, n, t, op);
+    if (Status st = stage.finish(); !st.isOk())
+      log::error("intercommunicator reduction: %s", st.message().c_str());
   });
 }
 

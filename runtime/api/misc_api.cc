@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "api/runtime.h"
-#include "core/memkind.h"
+#include "core/device.h"
 
 namespace {
 // Copies `s` into `out` (capacity `cap` including the NUL), truncating.
@@ -18,7 +18,7 @@ void copyOut(const std::string& s, char* out, int cap, int* len) {
 
 std::string libraryVersion() {
   std::string s = "Loom " LOOM_VERSION " (MPI 5.0 ABI; CUDA: ";
-  s += loom::memkind::cudaBuilt() ? "yes" : "no";
+  s += loom::device::cudaBuilt() ? "yes" : "no";
 #ifdef LOOM_HAVE_OFI
   s += "; libfabric: yes)";
 #else

@@ -19,11 +19,12 @@
 
 #include "api/bsend.h"
 #include "api/handles_datatype.h"
+#include "api/large_count.h"
 #include "api/persistent_coll.h"
 #include "api/request_kinds.h"
-#include "api/large_count.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
+#include "core/device_stage.h"
 #include "core/progress.h"
 #include "p2p/p2p.h"
 
@@ -347,7 +348,8 @@ int sendrecvReplace(void* buf, int64_t count, MPI_Datatype datatype, int dest, i
   const size_t bytes = dest == MPI_PROC_NULL ? 0 : s.type->packedSize(count);
   std::unique_ptr<std::byte[]> tmp(new (std::nothrow) std::byte[bytes ? bytes : 1]);
   if (!tmp) return raise(s.comm, errorf(MPI_ERR_NO_MEM, "cannot allocate %zu bytes", bytes), fn);
-  if (bytes) (void)s.type->pack(buf, count, 0, tmp.get(), bytes);
+  if (Status ps = loom::device::packAny(s.type, buf, count, tmp.get(), bytes); !ps.isOk())
+    return raise(s.comm, ps, fn);
   Datatype* byteType = loom::predefinedDatatype(reinterpret_cast<uintptr_t>(MPI_BYTE));
   Request* sreq;
   if (int rc = startSend(tmp.get(), static_cast<int64_t>(bytes), byteType, dest, sendtag, s.comm,

@@ -19,6 +19,7 @@
 #include "api/status_util.h"
 #include "core/comm.h"
 #include "core/datatype.h"
+#include "core/device_stage.h"
 #include "core/progress.h"
 #include "p2p/p2p.h"
 
@@ -85,7 +86,7 @@ Status startSendrecv(const void* sbuf, int64_t scount, Datatype* stype, int dest
     const size_t bytes = stype->packedSize(scount);
     parts->packed.reset(new (std::nothrow) std::byte[bytes ? bytes : 1]);
     if (!parts->packed) return errorf(MPI_ERR_NO_MEM, "cannot allocate %zu bytes", bytes);
-    if (bytes) (void)stype->pack(sbuf, scount, 0, parts->packed.get(), bytes);
+    LOOM_TRY(device::packAny(stype, sbuf, scount, parts->packed.get(), bytes));
     sbuf = parts->packed.get();
     sendType = predefinedDatatype(reinterpret_cast<uintptr_t>(MPI_BYTE));
     sendCount = static_cast<int64_t>(bytes);

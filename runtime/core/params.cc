@@ -129,6 +129,19 @@ constexpr Param kParams[] = {
     {"LOOM_COLL_ALLTOALLW", "auto", "Algorithm of MPI_Alltoallw and MPI_Ialltoallw: auto (the rules) or a name"},
     {"LOOM_COLL_SCAN", "auto", "Algorithm of MPI_Scan and MPI_Iscan: auto (the rules) or a name"},
     {"LOOM_COLL_EXSCAN", "auto", "Algorithm of MPI_Exscan and MPI_Iexscan: auto (the rules) or a name"},
+    // Devices (GPU buffers): runtime/core/device.h, docs/gpu.md
+    {"LOOM_DEVICE_CUDA", "1",
+     "Use CUDA when Loom was built with it and a device is present (probed once at MPI_Init); "
+     "0: treat every buffer as host memory and never initialise the driver"},
+    {"LOOM_DEVICE_MOCK", "0",
+     "For tests: the mock device (memfd memory the program sees PROT_NONE, allocated through "
+     "loom_mock_device_malloc) instead of CUDA, in any build"},
+    {"LOOM_DEVICE_MEMKIND_CACHE", "1",
+     "Remember which pointers are host memory (by page) and which are device allocations (by "
+     "range), so small host messages cost no driver call; 0 asks the driver every time"},
+    {"LOOM_DEVICE_STAGE_CACHE", "64m",
+     "Bytes of pinned host buffers kept for reuse by the staging of device buffers (each size "
+     "class rounded to a power of two); 0 frees them after each use"},
     // Launcher
     {"LOOM_KILL_GRACE_MS", "1000",
      "loomrun: milliseconds between SIGTERM and SIGKILL when it tears a job down"},

@@ -2,7 +2,7 @@
 
 #include "core/comm.h"
 #include "core/datatype.h"
-
+#include "core/device_stage.h"
 
 namespace loom {
 namespace {
@@ -33,6 +33,8 @@ void Request::release(Request* r) {
 }
 
 void Request::finish() {
+  if (staged) [[unlikely]]
+    device::finishStaged(this);
   complete = true;
   // A communicator or datatype freed by the user while this request was
   // pending lives until here.

@@ -17,6 +17,9 @@ namespace loom {
 
 class Comm;
 class Datatype;
+namespace device {
+class Stage;
+}
 
 // kGeneralized: MPI_Grequest_start (the user completes it; runtime/api/
 // grequest_api.cc). kCompound: MPI_Isendrecv(_replace), done when its send
@@ -86,6 +89,11 @@ struct Request {
   // the cache, instead of being copied aside and reduced afterwards.
   void (*fold)(const void* in, void* inout, size_t bytes, void* ctx, Datatype* type) = nullptr;
   void* foldCtx = nullptr;
+
+  // Device buffers staged through host memory (core/device_stage.h): the
+  // host twins are copied back and freed when the request finishes, before
+  // onComplete runs. Null for host buffers (one load and branch in finish).
+  device::Stage* staged = nullptr;
 
   // Called once when the request completes (collective schedules, buffered
   // sends). Runs inside progress.

@@ -10,7 +10,7 @@
 #include "api/unsupported.h"
 #include "coll/op.h"
 #include "coll/selector.h"
-#include "core/memkind.h"
+#include "core/device.h"
 #include "core/params.h"
 #include "core/topology.h"
 #include "p2p/p2p.h"
@@ -31,7 +31,10 @@ void printVersion() { std::printf("Loom %s (MPI 5.0 standard ABI)\n", LOOM_VERSI
 
 void printFeatures() {
   std::printf("Build features:\n");
-  std::printf("  CUDA:        %s\n", loom::memkind::describe().c_str());
+  loom::device::init();
+  std::printf("  CUDA:        %s\n", loom::device::summary().c_str());
+  for (int d = 0; d < loom::device::count(); ++d)
+    std::printf("    device %s\n", loom::device::describe(d).c_str());
   std::printf("%s", loom::p2p::describeNetwork().c_str());
   std::printf("  reductions:  host loop built for %s (LOOM_REDUCE_ISA)\n", loom::coll::reduceIsa());
   std::printf("  PMIx:        client and embedded server (loomrun)\n");

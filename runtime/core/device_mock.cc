@@ -1,0 +1,251 @@
+// The mock device (LOOM_DEVICE_MOCK=1): device memory without a GPU, so
+// every device path of Loom runs in CI.
+//
+// An allocation is a memfd mapped twice. The program gets the PROT_NONE
+// mapping: any load or store through it faults, exactly as a host
+// dereference of a real device pointer would, so a code path that forgets
+// to stage a buffer crashes in the mock tests instead of passing. Loom's
+// device layer alone uses the second, read-write mapping (copies, and the
+// mock's reductions through hostAlias()). IPC hands out the memfd: a peer
+// takes it with pidfd_getfd (or /proc/<pid>/fd/<fd>) and maps it the same
+// two ways.
+//
+// Costs: a memfd, two mappings and a map entry per allocation, a mutex per
+// operation. It is a test device, not a fast one.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "core/device_backend.h"
+
+namespace loom::device {
+namespace {
+
+struct Alloc {
+  size_t size;  // bytes the program asked for (mapped: whole pages)
+  size_t mapped;
+  char* rw;  // the read-write view
+  int fd;
+  bool imported;  // mapped from another process's handle (ipcOpen)
+};
+
+size_t pageRound(size_t n) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return std::max(page, (n + page - 1) / page * page);
+}
+
+int takeFd(int pid, int fd) {
+  if (pid == getpid()) return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+  const int pfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pfd >= 0) {
+    const int got = static_cast<int>(syscall(SYS_pidfd_getfd, pfd, fd, 0));
+    close(pfd);
+    if (got >= 0) return got;
+  }
+#endif
+  const std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
+  return open(path.c_str(), O_RDWR | O_CLOEXEC);
+}
+
+class Mock final : public BackendImpl {
+ public:
+  Backend kind() const override { return Backend::kMock; }
+  int count() override { return 1; }
+  std::string describe(int dev) override {
+    return std::to_string(dev) +
+           ": mock device (LOOM_DEVICE_MOCK=1: memfd memory the program sees PROT_NONE)";
+  }
+
+  MemKind query(const void* p, Range* range) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = find(p);
+    if (it == allocs_.end()) return MemKind::kHost;
+    *range = Range{it->first, it->first + it->second.mapped};
+    return MemKind::kDevice;
+  }
+
+  Status copy(void* dst, const void* src, size_t n) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    char* d = nullptr;
+    const char* s = nullptr;
+    LOOM_TRY(view(dst, n, &d));
+    char* sv = nullptr;
+    LOOM_TRY(view(src, n, &sv));
+    s = sv;
+    std::memmove(d, s, n);
+    return Status::ok();
+  }
+
+  Status copy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                size_t rows) override {
+    for (size_t k = 0; k < rows; ++k)
+      LOOM_TRY(copy(static_cast<char*>(dst) + k * dpitch,
+                    static_cast<const char*>(src) + k * spitch, width));
+    return Status::ok();
+  }
+
+  // The mock has no queue: an asynchronous copy is done when it returns.
+  Status streamCreate(Stream* s) override {
+    s->h = reinterpret_cast<void*>(uintptr_t{1});
+    return Status::ok();
+  }
+  void streamDestroy(Stream) override {}
+  Status copyAsync(void* dst, const void* src, size_t n, Stream) override {
+    return copy(dst, src, n);
+  }
+  Status fenceRecord(Stream, Fence* f) override {
+    f->h = reinterpret_cast<void*>(uintptr_t{1});
+    return Status::ok();
+  }
+  bool fenceDone(Fence) override { return true; }
+  Status fenceWait(Fence) override { return Status::ok(); }
+  void fenceDestroy(Fence) override {}
+
+  void* deviceAlloc(size_t n) override {
+    const size_t m = pageRound(n);
+    const int fd = static_cast<int>(syscall(SYS_memfd_create, "loom-mock-device", MFD_CLOEXEC));
+    if (fd < 0) return nullptr;
+    if (ftruncate(fd, static_cast<off_t>(m)) != 0) {
+      close(fd);
+      return nullptr;
+    }
+    void* user = nullptr;
+    Alloc a{n, m, nullptr, fd, false};
+    if (!mapTwice(fd, m, &user, &a.rw)) {
+      close(fd);
+      return nullptr;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    allocs_[reinterpret_cast<uintptr_t>(user)] = a;
+    return user;
+  }
+
+  void deviceFree(void* p) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = allocs_.find(reinterpret_cast<uintptr_t>(p));
+    if (it == allocs_.end() || it->second.imported) return;
+    unmapLocked(it);
+  }
+
+  void* hostAlloc(size_t n) override { return std::malloc(n ? n : 1); }
+  void hostFree(void* p) override { std::free(p); }
+
+  void* hostAlias(const void* p) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = find(p);
+    if (it == allocs_.end()) return nullptr;
+    return it->second.rw + (reinterpret_cast<uintptr_t>(p) - it->first);
+  }
+
+  Status ipcGet(const void* p, IpcHandle* out) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = find(p);
+    if (it == allocs_.end())
+      return errorf(MPI_ERR_OTHER, "%p is not mock device memory: no IPC handle", p);
+    std::memset(out, 0, sizeof *out);
+    out->offset = reinterpret_cast<uintptr_t>(p) - it->first;
+    out->size = it->second.mapped;
+    out->pid = getpid();
+    out->fd = it->second.fd;
+    return Status::ok();
+  }
+
+  Status ipcOpen(const IpcHandle& h, void** out, Range* range) override {
+    const int fd = takeFd(h.pid, h.fd);
+    if (fd < 0)
+      return errorf(MPI_ERR_OTHER, "cannot take the mock device memory of pid %d (%s)", h.pid,
+                    std::strerror(errno));
+    void* user = nullptr;
+    Alloc a{h.size, h.size, nullptr, fd, true};
+    if (!mapTwice(fd, h.size, &user, &a.rw)) {
+      close(fd);
+      return errorf(MPI_ERR_OTHER, "cannot map %llu bytes of mock device memory",
+                    static_cast<unsigned long long>(h.size));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    allocs_[reinterpret_cast<uintptr_t>(user)] = a;
+    *out = static_cast<char*>(user) + h.offset;
+    *range = Range{reinterpret_cast<uintptr_t>(user), reinterpret_cast<uintptr_t>(user) + h.size};
+    return Status::ok();
+  }
+
+  Status ipcClose(void* p) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = find(p);
+    if (it == allocs_.end() || !it->second.imported)
+      return errorf(MPI_ERR_OTHER, "%p was not opened from an IPC handle", p);
+    const uintptr_t base = it->first;
+    unmapLocked(it);
+    forgetDeviceRange(base);
+    return Status::ok();
+  }
+
+ private:
+  using Map = std::map<uintptr_t, Alloc>;
+
+  Map::iterator find(const void* p) {
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    auto it = allocs_.upper_bound(a);
+    if (it == allocs_.begin()) return allocs_.end();
+    --it;
+    return a < it->first + it->second.mapped ? it : allocs_.end();
+  }
+
+  // Host memory as is; mock memory through its read-write view, the whole
+  // [p, p + n) inside one allocation.
+  Status view(const void* p, size_t n, char** out) {
+    auto it = find(p);
+    if (it == allocs_.end()) {
+      *out = static_cast<char*>(const_cast<void*>(p));
+      return Status::ok();
+    }
+    const uintptr_t off = reinterpret_cast<uintptr_t>(p) - it->first;
+    if (off > it->second.size || n > it->second.size - off)
+      return errorf(MPI_ERR_OTHER,
+                    "a copy of %zu bytes at %p runs past the end of its mock "
+                    "device allocation (%zu bytes)",
+                    n, p, it->second.size);
+    *out = it->second.rw + off;
+    return Status::ok();
+  }
+
+  static bool mapTwice(int fd, size_t m, void** user, char** rw) {
+    void* u = mmap(nullptr, m, PROT_NONE, MAP_SHARED, fd, 0);
+    if (u == MAP_FAILED) return false;
+    void* w = mmap(nullptr, m, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (w == MAP_FAILED) {
+      munmap(u, m);
+      return false;
+    }
+    *user = u;
+    *rw = static_cast<char*>(w);
+    return true;
+  }
+
+  void unmapLocked(Map::iterator it) {
+    munmap(reinterpret_cast<void*>(it->first), it->second.mapped);
+    munmap(it->second.rw, it->second.mapped);
+    close(it->second.fd);
+    allocs_.erase(it);
+  }
+
+  std::mutex mu_;
+  Map allocs_;
+};
+
+}  // namespace
+
+BackendImpl* mockBackend() {
+  static Mock* m = new Mock();  // never destroyed: buffers may outlive static destructors
+  return m;
+}
+
+}  // namespace loom::device
