@@ -33,6 +33,7 @@
 #include "p2p/match.h"
 #include "p2p/p2p.h"
 #include "p2p/protocol.h"
+#include "p2p/routes.h"
 #include "p2p/shm/shm_transport.h"
 #include "p2p/stream_choice.h"
 #if LOOM_HAVE_OFI
@@ -162,8 +163,8 @@ bool pushSend(Request* r) {
     if (!rts) return false;
     rts->remote = RemoteKey{};
     Kind sent = kind;
-    if (kind == Kind::kRtsGet &&
-        !t->expose(job, contiguousBase(r->type, r->buf), r->total, &rts->remote, &r->scratch))
+    if (kind == Kind::kRtsGet && !t->expose(job, contiguousBase(r->type, r->buf), r->total,
+                                            kExposeRead, &rts->remote, &r->scratch))
       sent = Kind::kRtsPipeline;  // the receiver asks for the data instead
     t->commit(job, headerOf(r, sent), sizeof(RtsBody));
     countSent(t == E.shm ? kViaShm : kViaOfi, r->total);
@@ -272,6 +273,8 @@ void deliverEager(Request* r, const MsgHeader& h, int srcJob, const void* data) 
 // pieces is in flight; finishes the receive (kFin to the sender) once every
 // byte landed. False when the transport declined the first read (the
 // receiver then asks for the pipeline).
+void onReadDone(void* ctx, size_t bytes, int err);
+
 bool issueReads(Request* r) {
   const Transport* t = transportTo(r->remoteRank);
   const ProtocolLimits& L = *t->limits;
@@ -282,16 +285,16 @@ bool issueReads(Request* r) {
   while (r->issued < m && (r->issued - r->transferred + piece - 1) / piece <
                               static_cast<size_t>(std::max(1, L.readDepth))) {
     const size_t n = std::min(piece, m - r->issued);
-    ReadResult res = t->read(r->remoteRank, key, r->issued, dst + r->issued, n, r);
-    if (res == ReadResult::kUnavailable) {
+    OneSidedResult res = t->read(r->remoteRank, key, r->issued, dst + r->issued, n, onReadDone, r);
+    if (res == OneSidedResult::kUnavailable) {
       if (r->issued == 0) return false;
       // A later piece failed where the first worked: nothing can finish
       // this receive correctly any more.
       r->statusError = MPI_ERR_OTHER;
-      res = ReadResult::kDone;
+      res = OneSidedResult::kDone;
     }
     r->issued += n;
-    if (res == ReadResult::kDone) r->transferred += n;
+    if (res == OneSidedResult::kDone) r->transferred += n;
   }
   if (r->transferred == m) {
     sendCtl(r->remoteRank, Kind::kFin, r->remoteId, 0);
@@ -459,7 +462,7 @@ void sendSelf(Request* r) {
     r->finish();
 }
 
-constexpr Handlers kHandlers{onRecord, onReadDone};
+constexpr Handlers kHandlers{onRecord};
 
 int enginePoll(void*) {
   int events = 0;
@@ -552,6 +555,13 @@ Status connect() {
   E.ready = true;
   log::debug("p2p", "%s", describe().c_str());
   return Status::ok();
+}
+
+const Transport* detail::routeTo(int job) {
+  return E.ready && job >= 0 && job < static_cast<int>(E.route.size()) ? E.route[job] : nullptr;
+}
+const Transport* detail::network() {
+  return E.ready ? E.ofi : nullptr;
 }
 
 bool drained() {

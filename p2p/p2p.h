@@ -17,6 +17,7 @@
 #include "core/comm.h"
 #include "core/request.h"
 #include "core/status.h"
+#include "p2p/wire.h"
 
 namespace loom::p2p {
 
@@ -100,6 +101,40 @@ bool conflictingMessage(Comm* comm, int tag, uint16_t sig, int* source, uint16_t
 // Cancels a posted receive that has not matched yet. True if it was
 // cancelled (the request then completes with cancelled set).
 bool cancelRecv(Request* req);
+
+// ---- One-sided access between nodes (the rma layer's puts and gets) ----
+//
+// Where the transport to a rank can write and read memory that rank
+// exposed without the rank applying anything (libfabric RMA between
+// nodes), the rma layer moves contiguous puts and gets this way instead of
+// sending them as messages. The owner's progress still has to run for the
+// operation to finish (libfabric's progress is manual here). Ranks in this
+// part are job ranks.
+
+// Whether rmaWrite and rmaRead can reach job rank `jobRank` (false for a
+// rank of this node, this rank, or a transport without one-sided writes).
+bool rmaReaches(int jobRank);
+// Makes [addr, addr + bytes) readable and writable by the ranks rmaReaches
+// says yes for; they need *key (one for all of them), rmaUnexpose takes
+// *handle. False when that is not possible (no transport between nodes,
+// no RMA writes, registration refused): then use messages.
+bool rmaExpose(void* addr, size_t bytes, RemoteKey* key, void** handle);
+// Ends rmaExpose (no operation on the memory may be in flight). A no-op
+// after finalize(), which dropped every registration.
+void rmaUnexpose(void* handle);
+// A one-sided operation has ended: `bytes` moved, or err (an MPI error
+// class).
+using RmaDoneFn = void (*)(void* ctx, size_t bytes, int err);
+// Starts writing `bytes` at `local` to `offset` in the memory job rank
+// `jobRank` exposed as `key`. done(ctx, ...) comes from a later progress
+// poll once the data is in that rank's memory (or before this returns, if
+// the transport finished at once); `local` must stay unchanged until then.
+// False: nothing was started (move the data another way).
+bool rmaWrite(int jobRank, const RemoteKey& key, uint64_t offset, const void* local, size_t bytes,
+              RmaDoneFn done, void* ctx);
+// The same, reading from that memory into `local`.
+bool rmaRead(int jobRank, const RemoteKey& key, uint64_t offset, void* local, size_t bytes,
+             RmaDoneFn done, void* ctx);
 
 // One line on the transports and protocol limits in use (LOOM_DEBUG=p2p).
 std::string describe();

@@ -355,6 +355,11 @@ Status Window::put(const void* origin, int64_t count, Datatype* type, const Targ
       if (!cma::writev(p.pid, src.data(), src.size(), pieces.data(), pieces.size()))
         return errorf(MPI_ERR_RMA_RANGE, "writing to rank %d's window failed (%s)", t.rank,
                       std::strerror(errno));
+    } else if (pieces.size() == 1 && type->isContiguous() && goesNative(t.rank, bytes) &&
+               startNative(true, t.rank, reinterpret_cast<uint64_t>(pieces[0].iov_base),
+                           const_cast<char*>(static_cast<const char*>(origin)) + type->trueLb(),
+                           bytes, req)) {
+      return Status::ok();  // an RMA write (native.cc); *req completes with it
     } else {
       AmHeader h{AmOp::kPut, 0, 0, 0, 0, 0, static_cast<uint32_t>(pieces.size()), 0, bytes};
       char* data;
@@ -387,6 +392,10 @@ Status Window::get(void* origin, int64_t count, Datatype* type, const Target& t,
   LOOM_TRY(checkOp(t, count, type, &pieces, &bytes));
   Peer& p = peers_[t.rank];
   if (bytes > 0 && p.access == Access::kMessage) {
+    if (pieces.size() == 1 && type->isContiguous() && goesNative(t.rank, bytes) &&
+        startNative(false, t.rank, reinterpret_cast<uint64_t>(pieces[0].iov_base),
+                    static_cast<char*>(origin) + type->trueLb(), bytes, req))
+      return Status::ok();  // an RMA read (native.cc); *req completes with it
     AmHeader h{AmOp::kGet, 0, 0, nextReplyTag(), 0, 0, static_cast<uint32_t>(pieces.size()), 0,
                bytes};
     char* data;

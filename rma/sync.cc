@@ -3,10 +3,12 @@
 //
 // Operations on kDirect and kCma targets are complete when their call
 // returns, so closing an epoch on them is a memory fence. Operations sent
-// as messages are complete at the target when it has answered a later
-// request of the same origin (a flush, an unlock): flushMessages sends one
-// flush to every target with messages outstanding, then waits for all the
-// answers at once.
+// as messages are complete at the target once it acknowledged them
+// (flushMessages waits for the acknowledgements), or answered a later
+// request of the same origin (an unlock). Native RMA writes and reads
+// (native.cc) are complete at their libfabric completion: every call below
+// that closes or flushes an epoch waits for those first (waitNative),
+// before any message of its own can tell the target the epoch is over.
 //
 // Locks on a target of this node spin on its lock word (rma/sync_util.h),
 // progressing while they wait so that requests for this rank keep being
@@ -122,7 +124,9 @@ Status Window::fence(int assert, const Collectives& coll) {
   if (started_ || posted_ || locks_ > 0 || lockAll_)
     return errorf(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a %s epoch",
                   started_ || posted_ ? "post-start-complete-wait" : "passive-target");
-  Status st = flushMessages(-1);
+  Status st = waitNative(-1);
+  Status m = flushMessages(-1);
+  if (st.isOk()) st = m;
   Status g = waitGets();
   memoryFence();
   // Every rank has finished its operations before any leaves the barrier
@@ -189,7 +193,9 @@ Status Window::complete() {
   if (!started_) return errorf(MPI_ERR_RMA_SYNC, "MPI_Win_complete without MPI_Win_start");
   Status st = Status::ok();
   for (int r : accessGroup_) {
-    Status s = flushMessages(r);
+    Status s = waitNative(r);
+    if (st.isOk()) st = s;
+    s = flushMessages(r);
     if (st.isOk()) st = s;
   }
   Status g = waitGets();
@@ -260,17 +266,21 @@ Status Window::unlock(int target) {
   if (!p.lockHeld || lockAll_)
     return errorf(MPI_ERR_RMA_SYNC, "target rank %d is not locked by this rank (MPI_Win_lock)",
                   target);
-  Status st = Status::ok();
   Status g = waitGets();
+  // RMA writes land before the unlock can release the target's lock word.
+  Status st = waitNative(target);
   if (p.access == Access::kMessage) {
     std::vector<Request*> reqs(1);
     std::vector<int32_t> codes(1);
     if (p.noCheck) {
-      st = flushMessages(target);
+      Status f = flushMessages(target);
+      if (st.isOk()) st = f;
     } else {
       // Answered once every earlier request of ours was applied there.
-      st = control(target, static_cast<uint8_t>(AmOp::kUnlock), p.lockHeld, &reqs[0], &codes[0]);
-      if (st.isOk()) st = waitControls(reqs, codes);
+      Status c =
+          control(target, static_cast<uint8_t>(AmOp::kUnlock), p.lockHeld, &reqs[0], &codes[0]);
+      if (c.isOk()) c = waitControls(reqs, codes);
+      if (st.isOk()) st = c;
       Status f = flushMessages(target);  // the acknowledgements came first
       if (st.isOk()) st = f;
     }
@@ -355,7 +365,8 @@ Status Window::unlockAll() {
   const int n = size();
   std::vector<Request*> reqs;
   std::vector<int32_t> codes(n);
-  Status st = Status::ok();
+  // RMA writes land before any unlock can release a target's lock word.
+  Status st = waitNative(-1);
   memoryFence();
   for (int t = 0; t < n; ++t) {
     Peer& p = peers_[t];
@@ -383,7 +394,9 @@ Status Window::flush(int target) {
   if (!lockAll_ && (target >= 0 ? !peers_[target].lockHeld : locks_ == 0))
     return errorf(MPI_ERR_RMA_SYNC, "flush outside a passive-target epoch (MPI_Win_lock or "
                   "MPI_Win_lock_all)");
-  Status st = flushMessages(target);
+  Status st = waitNative(target);
+  Status m = flushMessages(target);
+  if (st.isOk()) st = m;
   Status g = waitGets();
   memoryFence();
   return st.isOk() ? g : st;

@@ -6,9 +6,11 @@
 // for MPI_Win_create, base; (2) the node leader's segment handle (the
 // lowest window rank of each node creates one segment: the Control blocks
 // of the node's ranks, then, for the allocating flavors, their memory);
-// (3) whether the mapping worked, and each rank's base address in its own
-// address space. After (3) every rank of the node has mapped the segment,
-// so the leader drops its descriptor (a memfd) or unlinks its name.
+// (3) whether the mapping worked, each rank's base address in its own
+// address space and, for windows spanning nodes, the key of its memory
+// registered for libfabric RMA (native.cc). After (3) every rank of the
+// node has mapped the segment, so the leader drops its descriptor (a
+// memfd) or unlinks its name.
 #include "rma/window.h"
 
 #include <unistd.h>
@@ -25,6 +27,7 @@
 #include "core/progress.h"
 #include "core/progress_async.h"
 #include "core/request.h"
+#include "p2p/p2p.h"
 #include "rma/am.h"
 
 namespace loom::rma {
@@ -50,7 +53,8 @@ struct Info2 {
 struct Info3 {
   uint64_t base;
   int32_t ok;
-  int32_t pad;
+  int32_t native;  // rkey is valid: this rank's memory takes RMA from other nodes
+  p2p::RemoteKey rkey;
 };
 
 // Whether windows on user memory may use cross-memory attach for ranks of
@@ -162,7 +166,7 @@ Status Window::create(Comm* comm, Flavor flavor, void** base, uint64_t size, int
     delete w;
     return st;
   }
-  Info3 m3{0, hs[leader].ok, 0};
+  Info3 m3{0, hs[leader].ok, 0, {}};
   if (me != leader && m3.ok) {
     Status as = segment::attach(segName, total, hs[leader].handle, &w->seg_);
     if (!as.isOk()) {
@@ -173,6 +177,15 @@ Status Window::create(Comm* comm, Flavor flavor, void** base, uint64_t size, int
   size_t myIdx = std::find(w->local_.begin(), w->local_.end(), me) - w->local_.begin();
   if (m3.ok && allocating)
     m3.base = reinterpret_cast<uint64_t>(static_cast<char*>(w->seg_.base) + offset[myIdx]);
+  // Memory that ranks of other nodes may write and read with libfabric RMA:
+  // allocate and create windows (dynamic ones attach memory later, and
+  // stay with messages; shared ones are on one node).
+  const bool spansNodes =
+      std::any_of(all.begin(), all.end(), [&](const Info1& i) { return i.node != mine.node; });
+  if (m3.ok && spansNodes && (flavor == Flavor::kAllocate || flavor == Flavor::kCreate)) {
+    void* mem = allocating ? reinterpret_cast<void*>(m3.base) : *base;
+    m3.native = w->exposeNative(mem, size, &m3.rkey) ? 1 : 0;
+  }
   std::vector<Info3> bs(n);
   st = coll.allgather(comm, &m3, sizeof m3, bs.data());
   if (st.isOk()) {
@@ -186,6 +199,7 @@ Status Window::create(Comm* comm, Flavor flavor, void** base, uint64_t size, int
     segment::unlinkName(&w->seg_);
   }
   if (!st.isOk()) {
+    w->unexposeNative();
     segment::unmap(&w->seg_);
     delete w;
     return st;
@@ -212,6 +226,12 @@ Status Window::create(Comm* comm, Flavor flavor, void** base, uint64_t size, int
     } else {
       p.access = Access::kMessage;
       w->usesMessages_ = true;
+      // Native RMA where the target registered its memory and the
+      // transport to it can (a rank of this node without CMA cannot).
+      if (bs[r].native && nativeEnabled() && p2p::rmaReaches(p.jobRank)) {
+        p.native = true;
+        p.rkey = bs[r].rkey;
+      }
     }
   }
   if (allocating) *base = w->peers_[me].mapped;
@@ -229,8 +249,11 @@ Status Window::create(Comm* comm, Flavor flavor, void** base, uint64_t size, int
     w->registered_ = true;
     progress::asyncRetain();
   }
-  log::debug("rma", "window on context %u: %d ranks, %zu on this node, %s", comm->contextId(), n,
-             nlocal, w->usesMessages_ ? "messages to some targets" : "no messages");
+  log::debug("rma", "window on context %u: %d ranks, %zu on this node, %s, RMA to %d targets",
+             comm->contextId(), n, nlocal,
+             w->usesMessages_ ? "messages to some targets" : "no messages",
+             static_cast<int>(std::count_if(w->peers_.begin(), w->peers_.end(),
+                                            [](const Peer& p) { return p.native; })));
   *out = w;
   return Status::ok();
 }
@@ -242,11 +265,27 @@ Status Window::free(const Collectives& coll) {
                   : posted_ ? "MPI_Win_post without MPI_Win_wait"
                   : lockAll_ ? "MPI_Win_lock_all without MPI_Win_unlock_all"
                              : "MPI_Win_lock without MPI_Win_unlock");
-  Status st = flushMessages(-1);
+  Status st = waitNative(-1);
+  Status ms = flushMessages(-1);
+  if (st.isOk()) st = ms;
   Status ws = waitGets();
   // After the barrier nobody reads or writes this rank's memory; messages
-  // for it were all answered (each origin flushed before its barrier).
+  // for it were all answered and RMA to it finished (each origin waited
+  // for both before its barrier).
   Status bs = coll.barrier(comm_);
+  if (log::enabled("rma")) {
+    uint64_t rmaOps = 0, msgOps = 0;
+    for (const Peer& p : peers_) {
+      rmaOps += p.nativeStarted;
+      msgOps += p.sent;
+    }
+    log::debug("rma",
+               "window on context %u freed: %llu RMA writes and reads, %llu puts and "
+               "accumulates by message",
+               comm_->contextId(), static_cast<unsigned long long>(rmaOps),
+               static_cast<unsigned long long>(msgOps));
+  }
+  unexposeNative();
   if (registered_) {
     Am::remove(this);
     registered_ = false;
@@ -261,6 +300,7 @@ Status Window::free(const Collectives& coll) {
 
 Window::~Window() {
   magic_ = 0;
+  unexposeNative();
   if (registered_) {
     Am::remove(this);
     progress::asyncRelease();

@@ -14,6 +14,11 @@
 //   kMessage  a rank of another node, or of this node when CMA is refused:
 //             every operation is a message on the window's private
 //             communicator that the target's progress applies (am_target.cc).
+//             Except, for a rank of another node whose memory is registered
+//             with libfabric (Peer::native, allocate and create flavors):
+//             contiguous puts and gets from LOOM_RMA_OFI_MIN bytes up are
+//             RMA writes and reads of that memory (native.cc), which the
+//             target's CPU does not apply (its progress still has to poll).
 //
 // Synchronisation that involves no message on one node: every rank has a
 // Control block in its node's segment with a reader/writer word (the
@@ -45,6 +50,7 @@
 #include "core/request.h"
 #include "core/segment.h"
 #include "core/status.h"
+#include "p2p/wire.h"
 
 namespace loom {
 class Datatype;
@@ -93,6 +99,13 @@ struct Peer {
   uint64_t sent = 0;
   uint64_t acked = 0;
   int ackError = MPI_SUCCESS;  // first error the acknowledgements reported
+  // Native RMA (native.cc): the key of the peer's registered window memory,
+  // and the writes and reads started to it and finished.
+  bool native = false;
+  p2p::RemoteKey rkey{};
+  uint64_t nativeStarted = 0;
+  uint64_t nativeDone = 0;
+  int nativeError = MPI_SUCCESS;
   int lockHeld = 0;           // 0, kLockShared or kLockExclusive (sync_util.h)
   bool noCheck = false;       // locked with MPI_MODE_NOCHECK: no lock word taken
 };
@@ -232,6 +245,25 @@ class Window : public HandlePool<Window> {
   // Remote completion of everything sent to `target` by message.
   Status flushMessages(int target);
   Status waitGets();
+  // Native RMA (native.cc). The put (write) or get of `bytes` contiguous
+  // bytes between `local` and `addr` in target's address space (inside its
+  // window: checked before), as an RMA write or read; false when that path
+  // does not take it (then it goes by message). *req, when asked,
+  // completes with the operation.
+  bool startNative(bool write, int target, uint64_t addr, void* local, size_t bytes, Request** req);
+  // Whether a contiguous operation of `bytes` to `target` goes native.
+  bool goesNative(int target, size_t bytes) const;
+  // Waits until every native operation to `target` (-1: to every target)
+  // finished, i.e. its data is in the target's memory (writes) or ours.
+  Status waitNative(int target);
+  // At creation: registers this rank's memory for the ranks of other nodes
+  // (when LOOM_RMA_OFI allows); fills *key, false when not registered.
+  bool exposeNative(void* addr, uint64_t bytes, p2p::RemoteKey* key);
+  void unexposeNative();
+  // LOOM_RMA_OFI: whether this rank uses native RMA at all.
+  static bool nativeEnabled();
+  struct NativeOp;
+  static void nativeDone(void* ctx, size_t bytes, int err);
 
   uint32_t magic_ = kMagic;
   Comm* comm_ = nullptr;
@@ -245,6 +277,12 @@ class Window : public HandlePool<Window> {
   int replyTag_ = 0;
   // Message gets not yet complete (no user request), with their sizes.
   std::vector<std::pair<Request*, size_t>> gets_;
+  // Native RMA: this rank's registration, the operations in flight (every
+  // target), and records of operations for reuse.
+  void* exposed_ = nullptr;
+  uint64_t nativeInFlight_ = 0;
+  bool nativeFailed_ = false;  // some peer's nativeError is set
+  std::vector<NativeOp*> nativeFree_;
 
   // Epochs.
   bool fenceOpen_ = false;

@@ -72,14 +72,16 @@ const std::vector<std::string>& autoProviders() {
   return kList;
 }
 
-fi_info* query(const Lib& lib, const std::string& name, int* rc) {
+namespace {
+
+fi_info* queryCaps(const Lib& lib, const std::string& name, uint64_t caps, int* rc) {
   fi_info* hints = lib.dupinfo(nullptr);
   if (!hints) {
     *rc = -FI_ENOMEM;
     return nullptr;
   }
   hints->ep_attr->type = FI_EP_RDM;
-  hints->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ | FI_SOURCE;
+  hints->caps = caps;
   // Every operation carries its own fi_context2, so either mode bit is fine.
   hints->mode = FI_CONTEXT | FI_CONTEXT2;
   // Every registration mode Loom copes with; the provider keeps those it needs.
@@ -97,6 +99,16 @@ fi_info* query(const Lib& lib, const std::string& name, int* rc) {
   lib.freeinfo(hints);
   if (*rc != 0) return nullptr;
   return info;
+}
+
+}  // namespace
+
+fi_info* query(const Lib& lib, const std::string& name, int* rc) {
+  constexpr uint64_t kBase = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ | FI_SOURCE;
+  // RMA writes (the rma layer's puts between nodes) where the provider has
+  // them; without, the transport still works and puts go by message.
+  if (fi_info* info = queryCaps(lib, name, kBase | FI_WRITE | FI_REMOTE_WRITE, rc)) return info;
+  return queryCaps(lib, name, kBase, rc);
 }
 
 namespace {

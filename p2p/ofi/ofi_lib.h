@@ -42,8 +42,10 @@ std::string errorText(const Lib& lib, int rc);
 const std::vector<std::string>& autoProviders();
 
 // fi_getinfo for Loom's needs (RDM, messages, RMA reads, source addresses,
-// send-after-send order) restricted to provider `name`. Returns the list
-// (caller frees with lib.freeinfo) or nullptr when the provider offers none.
+// send-after-send order; RMA writes too where the provider has them: the
+// entries' caps then include FI_WRITE) restricted to provider `name`.
+// Returns the list (caller frees with lib.freeinfo) or nullptr when the
+// provider offers none.
 fi_info* query(const Lib& lib, const std::string& name, int* rc);
 
 // The provider LOOM_OFI_PROVIDER asks for: its fi_info list, whose first

@@ -80,6 +80,8 @@ Status openEndpoint() {
   S.provider = info->fabric_attr->prov_name ? info->fabric_attr->prov_name : "?";
   S.mrMode = info->domain_attr->mr_mode;
   S.injectMax = info->tx_attr->inject_size;
+  S.canWrite = (info->caps & (FI_WRITE | FI_REMOTE_WRITE)) == (FI_WRITE | FI_REMOTE_WRITE);
+  S.maxMsg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : SIZE_MAX;
   LOOM_TRY(check(S.lib->fabric(info->fabric_attr, &S.fabric, nullptr), "fi_fabric"));
   LOOM_TRY(check(fi_domain(S.fabric, info, &S.domain, nullptr), "fi_domain"));
   fi_av_attr av{};
@@ -191,11 +193,12 @@ Status setup(const Config& cfg) {
   L.readChunk = sizeParam("LOOM_OFI_RNDV_CHUNK", 4096);
   L.readDepth = static_cast<int>(sizeParam("LOOM_OFI_RNDV_DEPTH", 1));
   progress::setIdleWait(idleWait);
-  log::debug("p2p", "ofi: provider %s (fabric %s, domain %s), libfabric loaded in %.0f ms, "
-             "inject %zu B, mr_mode 0x%llx, records of %zu B, idle wait %s",
+  log::debug("p2p",
+             "ofi: provider %s (fabric %s, domain %s), libfabric loaded in %.0f ms, "
+             "inject %zu B, mr_mode 0x%llx, RMA writes %s, records of %zu B, idle wait %s",
              S.provider.c_str(), S.info->fabric_attr->name ? S.info->fabric_attr->name : "?",
              S.info->domain_attr->name ? S.info->domain_attr->name : "?", loadMs, S.injectMax,
-             static_cast<unsigned long long>(S.mrMode), S.bufBytes,
+             static_cast<unsigned long long>(S.mrMode), S.canWrite ? "yes" : "no", S.bufBytes,
              cfg.hasLocalPeers ? "yield (shm peers)"
              : S.epollFd >= 0  ? "epoll on the CQ fd"
              : S.sread         ? "fi_cq_sread"

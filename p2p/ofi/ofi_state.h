@@ -38,24 +38,26 @@ constexpr size_t kSecretBytes = sizeof(uint64_t);
 // hands that address back in the completion.
 struct Op {
   fi_context2 ctx;
-  enum Type : uint8_t { kRecv, kSend, kRead } type = kSend;
+  enum Type : uint8_t { kRecv, kSend, kRead, kWrite } type = kSend;
   bool inject = false;  // a send small enough for fi_inject (no completion)
-  int peer = -1;        // job rank (sends, reads)
-  char* buf = nullptr;  // record buffer, or the read's destination
-  size_t len = 0;       // bytes to send, buffer size (receive), bytes to read
+  int peer = -1;        // job rank (sends, reads, writes)
+  char* buf = nullptr;  // record buffer, the read's destination or the write's source
+  size_t len = 0;       // bytes to send, buffer size (receive), bytes to read or write
   uint64_t remoteAddr = 0;
   uint64_t remoteKey = 0;
-  void* engineCtx = nullptr;               // read: handed back in readDone
-  struct Registration* localReg = nullptr;  // read, where FI_MR_LOCAL asks for it
+  OneSidedDoneFn done = nullptr;  // read, write: called with doneCtx at the end
+  void* doneCtx = nullptr;
+  struct Registration* localReg = nullptr;  // read, write, where FI_MR_LOCAL asks for it
 };
 
 // A memory registration, shared by operations on the same range while any
 // of them is in flight (a bcast root exposing one buffer to several
 // receivers registers it once). It lives exactly as long as those
 // operations: MPI forbids freeing a buffer under a pending operation, so no
-// registration can outlive its memory. Providers that pin memory (verbs,
-// efa) keep their own cache of registrations behind this, invalidated by
-// libfabric's memory monitor.
+// registration can outlive its memory. A window's memory (exposed for
+// reads and writes by the rma layer) stays registered until MPI_Win_free.
+// Providers that pin memory (verbs, efa) keep their own cache of
+// registrations behind this, invalidated by libfabric's memory monitor.
 struct Registration {
   const void* addr;
   size_t len;
@@ -91,8 +93,10 @@ struct State {
   void* slabDesc = nullptr;
   std::vector<Op> rx, tx;
   std::vector<Op*> freeTx;
-  std::vector<std::unique_ptr<Op>> reads;
-  std::vector<Op*> freeReads;
+  std::vector<std::unique_ptr<Op>> oneSided;  // reads and writes
+  std::vector<Op*> freeOneSided;
+  bool canWrite = false;        // the provider took FI_WRITE|FI_REMOTE_WRITE
+  size_t maxMsg = 0;            // largest single read or write
   std::deque<Op*> backlog;      // posts that met -FI_EAGAIN, in order
   Op* reserved = nullptr;
   int sendsInFlight = 0;        // fi_send posted, completion not yet read

@@ -101,6 +101,24 @@ ssize_t post(Op* op) {
     case Op::kRead:
       return fi_read(S.ep, op->buf, op->len, op->localReg ? fi_mr_desc(op->localReg->mr) : nullptr,
                      addrOf(op->peer), op->remoteAddr, op->remoteKey, &op->ctx);
+    case Op::kWrite: {
+      // FI_DELIVERY_COMPLETE: the completion comes once the data is in the
+      // target's memory (the default, transmit complete, only says it left
+      // this rank), so a flush that waits for it keeps MPI's promise. It
+      // costs the provider an acknowledgement from the target.
+      iovec iov{op->buf, op->len};
+      void* desc = op->localReg ? fi_mr_desc(op->localReg->mr) : nullptr;
+      fi_rma_iov rma{op->remoteAddr, op->len, op->remoteKey};
+      fi_msg_rma msg{};
+      msg.msg_iov = &iov;
+      msg.desc = &desc;
+      msg.iov_count = 1;
+      msg.addr = addrOf(op->peer);
+      msg.rma_iov = &rma;
+      msg.rma_iov_count = 1;
+      msg.context = &op->ctx;
+      return fi_writemsg(S.ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+    }
   }
   return -FI_EINVAL;
 }
@@ -115,9 +133,10 @@ void posted(Op* op) {
 }
 
 void failPost(Op* op, ssize_t rc) {
-  const char* what = op->type == Op::kRecv ? "posting a receive buffer"
-                     : op->type == Op::kSend ? "sending to "
-                                             : "reading from ";
+  const char* what = op->type == Op::kRecv    ? "posting a receive buffer"
+                     : op->type == Op::kSend  ? "sending to "
+                     : op->type == Op::kWrite ? "writing to "
+                                              : "reading from ";
   fatal(std::string(what) + (op->type == Op::kRecv ? "" : peerName(op->peer)) + " failed: " +
         errorText(*S.lib, static_cast<int>(rc)));
 }
@@ -150,15 +169,15 @@ int drainBacklog() {
   return n;
 }
 
-Op* newRead() {
-  if (S.freeReads.empty()) {
-    S.reads.push_back(std::make_unique<Op>());
-    S.freeReads.push_back(S.reads.back().get());
+Op* newOneSided(Op::Type type) {
+  if (S.freeOneSided.empty()) {
+    S.oneSided.push_back(std::make_unique<Op>());
+    S.freeOneSided.push_back(S.oneSided.back().get());
   }
-  Op* op = S.freeReads.back();
-  S.freeReads.pop_back();
+  Op* op = S.freeOneSided.back();
+  S.freeOneSided.pop_back();
   *op = Op{};
-  op->type = Op::kRead;
+  op->type = type;
   return op;
 }
 
@@ -256,12 +275,14 @@ void onCompleted(Op* op, size_t len, fi_addr_t from, const Handlers& h) {
       --S.sendsInFlight;
       S.freeTx.push_back(op);
       return;
-    case Op::kRead: {
-      void* ctx = op->engineCtx;
-      size_t bytes = op->len;
+    case Op::kRead:
+    case Op::kWrite: {
+      const OneSidedDoneFn done = op->done;
+      void* ctx = op->doneCtx;
+      const size_t bytes = op->len;
       if (op->localReg) release(op->localReg);
-      S.freeReads.push_back(op);
-      h.readDone(ctx, bytes, MPI_SUCCESS);
+      S.freeOneSided.push_back(op);
+      done(ctx, bytes, MPI_SUCCESS);
       return;
     }
   }
@@ -278,8 +299,14 @@ void onFailed(const fi_cq_err_entry& e) {
     return;
   }
   if (!op) fatal("error completion without an operation: " + cqError(e));
-  fatal(std::string(op->type == Op::kSend ? "sending to " : "reading from ") + peerName(op->peer) +
-        " failed: " + cqError(e) + " (did that rank die or its node lose the network?)");
+  // A read or write outside what the peer registered cannot come from Loom
+  // (the rma layer checks every range at the origin), so any failure is
+  // the network's or the peer's, like a failed send.
+  fatal(std::string(op->type == Op::kSend    ? "sending to "
+                    : op->type == Op::kWrite ? "writing to "
+                                             : "reading from ") +
+        peerName(op->peer) + " failed: " + cqError(e) +
+        " (did that rank die or its node lose the network?)");
 }
 
 int pollCq(const Handlers& h) {
@@ -356,8 +383,10 @@ void commit(int peer, const MsgHeader& hdr, size_t payloadBytes) {
   submit(op);
 }
 
-bool expose(int, const void* addr, size_t bytes, RemoteKey* key, void** handle) {
-  Registration* r = acquire(addr, bytes, FI_REMOTE_READ);
+bool expose(int, const void* addr, size_t bytes, unsigned access, RemoteKey* key, void** handle) {
+  if ((access & kExposeWrite) && !S.canWrite) return false;
+  Registration* r =
+      acquire(addr, bytes, FI_REMOTE_READ | ((access & kExposeWrite) ? FI_REMOTE_WRITE : 0));
   if (!r) return false;
   key->key = fi_mr_key(r->mr);
   // Without FI_MR_VIRT_ADDR (tcp, net) a target address is an offset into
@@ -369,30 +398,50 @@ bool expose(int, const void* addr, size_t bytes, RemoteKey* key, void** handle) 
 
 void unexpose(void* handle) { release(static_cast<Registration*>(handle)); }
 
-ReadResult read(int peer, const RemoteKey& key, uint64_t offset, void* local, size_t bytes,
-                void* ctx) {
-  Op* op = newRead();
+// Posts a read or write of `bytes` between `local` and `offset` in the
+// peer's region `key`.
+OneSidedResult startOneSided(Op::Type type, int peer, const RemoteKey& key, uint64_t offset,
+                             void* local, size_t bytes, OneSidedDoneFn done, void* ctx) {
+  if (bytes > S.maxMsg) return OneSidedResult::kUnavailable;
+  Op* op = newOneSided(type);
   if (S.mrMode & FI_MR_LOCAL) {
-    op->localReg = acquire(local, bytes, FI_READ);
+    op->localReg = acquire(local, bytes, type == Op::kRead ? FI_READ : FI_WRITE);
     if (!op->localReg) {
-      S.freeReads.push_back(op);
-      return ReadResult::kUnavailable;
+      S.freeOneSided.push_back(op);
+      return OneSidedResult::kUnavailable;
     }
   }
   op->peer = peer;
   op->buf = static_cast<char*>(local);
   op->len = bytes;
+  // key.addr is the region's virtual address with FI_MR_VIRT_ADDR, else 0
+  // (expose), so this is an address or an offset as the provider wants.
   op->remoteAddr = key.addr + offset;
   op->remoteKey = key.key;
-  op->engineCtx = ctx;
+  op->done = done;
+  op->doneCtx = ctx;
+  markTalked(peer);
   submit(op);
-  return ReadResult::kStarted;
+  return OneSidedResult::kStarted;
+}
+
+OneSidedResult read(int peer, const RemoteKey& key, uint64_t offset, void* local, size_t bytes,
+                    OneSidedDoneFn done, void* ctx) {
+  return startOneSided(Op::kRead, peer, key, offset, local, bytes, done, ctx);
+}
+
+OneSidedResult write(int peer, const RemoteKey& key, uint64_t offset, const void* local,
+                     size_t bytes, OneSidedDoneFn done, void* ctx) {
+  if (!S.canWrite) return OneSidedResult::kUnavailable;
+  // libfabric only reads `local` for a write (FI_WRITE access).
+  return startOneSided(Op::kWrite, peer, key, offset, const_cast<void*>(local), bytes, done, ctx);
 }
 
 int poll(const Handlers& h) { return pollCq(h); }
 
 extern const Transport kOfi;
-const Transport kOfi = {"ofi", &S.limits, maxPayload, reserve, commit, expose, unexpose, read, poll};
+const Transport kOfi = {"ofi",  &S.limits, maxPayload, reserve, commit,
+                        expose, unexpose,  read,       write,   poll};
 
 // ---- waiting ----
 

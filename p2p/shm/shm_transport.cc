@@ -188,7 +188,7 @@ void commit(int peer, const MsgHeader& hdr, size_t payloadBytes) {
 
 // Rendezvous reads are CMA reads of the sender's memory: nothing to
 // register, the key is the sender's pid.
-bool expose(int, const void* addr, size_t, RemoteKey* key, void** handle) {
+bool expose(int, const void* addr, size_t, unsigned, RemoteKey* key, void** handle) {
   if (!gS.cma) return false;
   key->addr = reinterpret_cast<uint64_t>(addr);
   key->key = static_cast<uint64_t>(getpid());
@@ -198,8 +198,9 @@ bool expose(int, const void* addr, size_t, RemoteKey* key, void** handle) {
 
 void unexpose(void*) {}
 
-ReadResult read(int, const RemoteKey& key, uint64_t offset, void* local, size_t bytes, void*) {
-  if (!gS.cma) return ReadResult::kUnavailable;
+OneSidedResult read(int, const RemoteKey& key, uint64_t offset, void* local, size_t bytes,
+                    OneSidedDoneFn, void*) {
+  if (!gS.cma) return OneSidedResult::kUnavailable;
   const int pid = static_cast<int>(key.key);
   const uint64_t remoteAddr = key.addr + offset;
   char* dst = static_cast<char*>(local);
@@ -213,11 +214,11 @@ ReadResult read(int, const RemoteKey& key, uint64_t offset, void* local, size_t 
       log::error("process_vm_readv from pid %d failed: %s", pid, std::strerror(errno));
       // Nothing was promised yet only if nothing was read: the pipeline then
       // moves the whole message again.
-      return ReadResult::kUnavailable;
+      return OneSidedResult::kUnavailable;
     }
     done += static_cast<size_t>(n);
   }
-  return ReadResult::kDone;
+  return OneSidedResult::kDone;
 }
 
 // Delivers every record waiting in one ring (at least one is).
@@ -250,8 +251,10 @@ ReadResult read(int, const RemoteKey& key, uint64_t offset, void* local, size_t 
 int pollTable(const Handlers& h) { return poll(h.deliver); }
 
 ProtocolLimits gLimits;
-const Transport kShm = {"shm", &gLimits, maxPayload, reserve, commit, expose, unexpose, read,
-                        pollTable};
+// No write: the rma layer stores into a node peer's memory itself (mapped,
+// or by CMA).
+const Transport kShm = {"shm",  &gLimits, maxPayload, reserve, commit,
+                        expose, unexpose, read,       nullptr, pollTable};
 
 bool probeCma() {
   if (gS.n < 2) return false;

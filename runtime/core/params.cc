@@ -51,6 +51,12 @@ constexpr Param kParams[] = {
      "One-sided operations on windows of user memory (MPI_Win_create, dynamic) to ranks of "
      "the node: auto (cross-memory attach where LOOM_SHM_CMA allows it), 0 (messages the "
      "target's progress applies)"},
+    {"LOOM_RMA_OFI", "auto",
+     "Contiguous puts and gets to ranks of other nodes as libfabric RMA writes and reads of "
+     "the target's registered window memory (allocate and create windows): auto (where the "
+     "provider has RMA writes), 0 (every operation a message the target applies)"},
+    {"LOOM_RMA_OFI_MIN", "0",
+     "Smallest put or get (bytes) that LOOM_RMA_OFI moves by RMA; smaller ones go by message"},
     {"LOOM_SHM_SEGMENT", "auto",
      "How ranks of a node share a shared-memory segment: auto (an unnamed memfd the others "
      "take with pidfd_getfd or /proc/<pid>/fd, never left in /dev/shm), name (named in "

@@ -11,13 +11,16 @@
 #               a Compare_and_swap spin lock
 #   rma_shared  MPI_Win_allocate_shared: queries, contiguity, loads/stores
 #   rma_errors  wrong-epoch and bad-argument calls, by error class
+#   rma_sizes   puts and gets of sizes 0, 1, odd, ~200 KB and around a
+#               threshold, every epoch kind and flavor, strided against
+#               contiguous, range errors, a counter under exclusive locks
 # At 1-5 ranks on one node, rma_basic as a singleton too, and, with the
 # libfabric transport, at 2, 3 and 5 ranks on 2 simulated nodes.
 # Included by tests/mp/CMakeLists.txt (loom_mp_program, loom_mp_test,
 # LOOMRUN); included more than once (nodes_tests.cmake), it adds nothing.
 include_guard(GLOBAL)
 
-set(_rma_progs basic sync atomic shared errors)
+set(_rma_progs basic sync atomic shared errors sizes)
 foreach(p ${_rma_progs})
   loom_mp_program(mp_rma_${p} progs/rma_${p}.c)
 endforeach()
@@ -43,6 +46,36 @@ if(LOOM_HAVE_OFI)
                    COMMAND --stdout-count "^rma_${p}: rank [0-9]+: [0-9]+ checks passed$=${n}"
                    -- ${LOOMRUN} -n ${n} --nodes 2 $<TARGET_FILE:mp_rma_${p}>)
     endforeach()
+  endforeach()
+endif()
+
+# Across 2 nodes, contiguous puts and gets to the other node's ranks as
+# libfabric RMA writes and reads (rma/native.cc) forced for every size
+# (ofi), or turned off (noofi: every operation a message), or from 4 KiB
+# up with rma_sizes trying 4095, 4096 and 4097 bytes (ofi4k); and RMA over
+# the other TCP provider (tcp;ofi_rxm).
+if(LOOM_HAVE_OFI)
+  foreach(p basic sync atomic errors sizes)
+    foreach(n 3 5)
+      loom_mp_test(mp.rma.${p}.nodes2.${n}.ofi TIMEOUT 120
+                   COMMAND --stdout-count "^rma_${p}: rank [0-9]+: [0-9]+ checks passed$=${n}"
+                   -- ${LOOMRUN} -n ${n} --nodes 2 -x LOOM_RMA_OFI=1 -x LOOM_RMA_OFI_MIN=0
+                      $<TARGET_FILE:mp_rma_${p}>)
+      loom_mp_test(mp.rma.${p}.nodes2.${n}.noofi TIMEOUT 120
+                   COMMAND --stdout-count "^rma_${p}: rank [0-9]+: [0-9]+ checks passed$=${n}"
+                   -- ${LOOMRUN} -n ${n} --nodes 2 -x LOOM_RMA_OFI=0 $<TARGET_FILE:mp_rma_${p}>)
+    endforeach()
+  endforeach()
+  foreach(n 3 5)
+    loom_mp_test(mp.rma.sizes.nodes2.${n}.ofi4k TIMEOUT 120
+                 COMMAND --stdout-count "^rma_sizes: rank [0-9]+: [0-9]+ checks passed$=${n}"
+                 -- ${LOOMRUN} -n ${n} --nodes 2 -x LOOM_RMA_OFI_MIN=4096
+                    $<TARGET_FILE:mp_rma_sizes> 4096)
+  endforeach()
+  foreach(p sizes sync)
+    loom_mp_test(mp.rma.${p}.nodes2.3.rxm TIMEOUT 120
+                 COMMAND --stdout-count "^rma_${p}: rank [0-9]+: [0-9]+ checks passed$=3"
+                 -- ${LOOMRUN} -n 3 --nodes 2 -x LOOM_OFI_PROVIDER=tcp $<TARGET_FILE:mp_rma_${p}>)
   endforeach()
 endif()
 
@@ -73,6 +106,16 @@ if(LOOM_HAVE_OFI)
     loom_mp_test(mp.rma.passive.nodes2.${n} TIMEOUT 60
                  COMMAND --stdout-count "^rma_passive: rank [0-9]+ ok$=${n}"
                  -- ${LOOMRUN} -n ${n} --nodes 2 $<TARGET_FILE:mp_rma_passive> 20)
+  endforeach()
+  # The origins' gets as RMA reads (forced), or as messages: the target's
+  # progress thread completes either while it computes.
+  foreach(v "ofi:LOOM_RMA_OFI_MIN=0" "noofi:LOOM_RMA_OFI=0")
+    string(REPLACE ":" ";" kv "${v}")
+    list(GET kv 0 vname)
+    list(GET kv 1 venv)
+    loom_mp_test(mp.rma.passive.nodes2.3.${vname} TIMEOUT 60
+                 COMMAND --stdout-count "^rma_passive: rank [0-9]+ ok$=3"
+                 -- ${LOOMRUN} -n 3 --nodes 2 -x ${venv} $<TARGET_FILE:mp_rma_passive> 20)
   endforeach()
   loom_mp_test(mp.rma.passive.nodes2.stall TIMEOUT 60
                COMMAND --stdout-count "^rma_passive: rank [0-9]+ ok$=2"
