@@ -88,7 +88,7 @@ void Window::unexposeNative() {
 
 bool Window::goesNative(int target, size_t bytes) const {
   const Peer& p = peers_[target];
-  return p.native && bytes > 0 && bytes >= nativeMin();
+  return p.native && bytes > 0 && bytes >= nativeMin() && !originStaged_;
 }
 
 void Window::nativeDone(void* ctx, size_t bytes, int err) {

@@ -327,7 +327,11 @@ Status Window::put(const void* origin, int64_t count, Datatype* type, const Targ
   if (OriginTwins::needed(origin, count, type)) [[unlikely]] {
     OriginTwins tw;
     const void* h = tw.in(origin, count, type);
-    return h ? put(h, count, type, t, req) : tw.st;
+    if (!h) return tw.st;
+    originStaged_ = true;
+    Status st = put(h, count, type, t, req);
+    originStaged_ = false;
+    return st;
   }
   if (req && !passive(t.rank)) return requestOutsidePassive();
   size_t n = 0;
@@ -392,7 +396,10 @@ Status Window::get(void* origin, int64_t count, Datatype* type, const Target& t,
   LOOM_TRY(checkOp(t, count, type, &pieces, &bytes));
   Peer& p = peers_[t.rank];
   if (bytes > 0 && p.access == Access::kMessage) {
+    // A device origin stays with messages: the reply's receive stages it,
+    // where an RMA read would write device memory from the host.
     if (pieces.size() == 1 && type->isContiguous() && goesNative(t.rank, bytes) &&
+        !OriginTwins::needed(origin, count, type) &&
         startNative(false, t.rank, reinterpret_cast<uint64_t>(pieces[0].iov_base),
                     static_cast<char*>(origin) + type->trueLb(), bytes, req))
       return Status::ok();  // an RMA read (native.cc); *req completes with it

@@ -282,6 +282,10 @@ class Window : public HandlePool<Window> {
   void* exposed_ = nullptr;
   uint64_t nativeInFlight_ = 0;
   bool nativeFailed_ = false;  // some peer's nativeError is set
+  // The origin of the operation being started is a host twin of device
+  // memory (ops.cc), freed when the call returns: such an operation must
+  // not go native, as an RMA write reads its origin until it completes.
+  bool originStaged_ = false;
   std::vector<NativeOp*> nativeFree_;
 
   // Epochs.

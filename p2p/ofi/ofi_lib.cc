@@ -38,6 +38,12 @@ Status loadLib(const Lib** out) {
     // its connection, against ~10 ms at 100 (notes, section 2). A user's
     // own setting wins. libfabric reads its variables at its first call.
     setenv("FI_OFI_RXM_CM_PROGRESS_INTERVAL", "100", 0);
+    // Debian's libfabric links the PSM providers' libraries, whose
+    // constructors take over SIGSEGV and write a "<prog>.80s-<pid>,<host>.btr"
+    // file into the working directory on a crash: a file left behind,
+    // and Loom's own fault report lost. Off unless the user asks.
+    setenv("IPATH_NO_BACKTRACE", "1", 0);
+    setenv("HFI_NO_BACKTRACE", "1", 0);
     void* h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) {
       const char* e = dlerror();

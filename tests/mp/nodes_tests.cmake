@@ -171,6 +171,9 @@ foreach(cfg 2:2 2:3)
   loom_mp_test(mp.nodes${k}.${n}.fault.die_in_rndv TIMEOUT 30 COMMAND --exit 137
                --stderr-re "rank ${last} .*killed by signal 9"
                -- ${LOOMRUN} -n ${n} --nodes ${k} $<TARGET_FILE:mp_faults> die-in-rndv)
+  loom_mp_test(mp.nodes${k}.${n}.fault.segv TIMEOUT 30 COMMAND --exit 139
+               --stderr-re "rank ${last} .*killed by signal 11"
+               -- ${LOOMRUN} -n ${n} --nodes ${k} $<TARGET_FILE:mp_faults> segv)
   loom_mp_test(mp.nodes${k}.${n}.fault.abort TIMEOUT 30 COMMAND --exit 5
                --stderr-re "rank ${last}.*MPI_Abort"
                -- ${LOOMRUN} -n ${n} --nodes ${k} $<TARGET_FILE:mp_faults> abort 5)

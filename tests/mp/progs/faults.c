@@ -13,6 +13,10 @@
  *   no-init-early the same, but the last rank exits at once and the others
  *                 call MPI_Init 0.3 s later (the launcher learns of the exit
  *                 before they connect)
+ *   segv         the last rank writes through a null pointer after a first
+ *                collective (libraries loaded by then must not take over
+ *                the signal: the launcher reports signal 11, no file is
+ *                written into the working directory)
  * The kill-launcher modes end the job by killing loomrun (the rank's parent)
  * with SIGKILL, as a user or a batch system might; no rank may outlive it
  * and nothing may remain in /dev/shm (scripts/kill_launcher.sh checks):
@@ -100,6 +104,14 @@ int main(int argc, char** argv) {
     if (rank == culprit) {
       usleep(100000); /* let rank 0 start the rendezvous */
       raise(SIGKILL);
+    }
+  }
+  if (!strcmp(argv[1], "segv")) {
+    int x = 1;
+    MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == culprit) {
+      volatile int* volatile p = NULL;
+      *p = x;
     }
   }
   if (rank != culprit) {
