@@ -481,9 +481,10 @@ Status enqueueWait(int count, MPI_Request reqs[], MPI_Status* statuses, bool all
 void streamAdded(StreamObj* s) {
   if (gGpu.empty()) progress::add(poll, nullptr);
   gGpu.push_back(s);
-  if (!gFinalizeHook) {
+  if (!gFinalizeHook && rt().worldActive) {
     // MPI_Finalize deletes MPI_COMM_SELF's attributes first: operations
-    // still queued then finish before the runtime goes.
+    // still queued then finish before the runtime goes. (A program of
+    // sessions only must synchronise its streams before finalizing.)
     int kv = MPI_KEYVAL_INVALID;
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalizeDrain, &kv, nullptr);
     PMPI_Comm_set_attr(MPI_COMM_SELF, kv, nullptr);
@@ -522,9 +523,22 @@ const Datatype* usable(MPI_Datatype type) {
 }
 }  // namespace
 
-void typeSpan(int64_t count, MPI_Datatype type, int64_t* lo, int64_t* hi) {
+// device::typeSpan, refusing (empty span) what does not fit 64 bits: the
+// span is computed before the call's own checks, which then report the
+// count.
+void spanOf(int64_t count, const Datatype* t, int64_t* lo, int64_t* hi) {
   *lo = *hi = 0;
-  if (const Datatype* t = usable(type)) device::typeSpan(count, t, lo, hi);
+  int64_t step, l, h;
+  if (!t || count <= 0 || __builtin_mul_overflow(count - 1, t->extent(), &step) ||
+      __builtin_add_overflow(t->trueLb(), std::min<int64_t>(0, step), &l) ||
+      __builtin_add_overflow(t->trueUb(), std::max<int64_t>(0, step), &h))
+    return;
+  *lo = l;
+  *hi = h;
+}
+
+void typeSpan(int64_t count, MPI_Datatype type, int64_t* lo, int64_t* hi) {
+  spanOf(count, usable(type), lo, hi);
 }
 
 void blocksSpan(int n, const std::function<int64_t(int)>& counts,
@@ -536,7 +550,7 @@ void blocksSpan(int n, const std::function<int64_t(int)>& counts,
   bool any = false;
   for (int i = 0; i < n; ++i) {
     int64_t l, h;
-    device::typeSpan(counts(i), t, &l, &h);
+    spanOf(counts(i), t, &l, &h);
     if (h <= l) continue;
     int64_t at, a, b;
     if (__builtin_mul_overflow(displs(i), t->extent(), &at) || __builtin_add_overflow(at, l, &a) ||
