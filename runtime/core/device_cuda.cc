@@ -94,15 +94,26 @@ class Cuda final : public BackendImpl {
     return a.type == cudaMemoryTypeDevice ? MemKind::kDevice : MemKind::kHost;
   }
 
+  // Synchronous copies run on a non-blocking stream of Loom's own and wait
+  // for it. cudaMemcpy would use the legacy default stream, which also waits
+  // for all earlier work of every blocking stream of the program: for a
+  // stream stopped at a stream-ordered operation's gate too (device_stream.h),
+  // which only Loom's progress opens, so an MPI call staging a device buffer
+  // meanwhile would wait for itself.
   Status copy(void* dst, const void* src, size_t n) override {
-    cudaError_t e = cudaMemcpy(dst, src, n, cudaMemcpyDefault);
-    return e == cudaSuccess ? Status::ok() : cudaFail("cudaMemcpy", e);
+    cudaStream_t s = copyStream();
+    cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    return e == cudaSuccess ? Status::ok() : cudaFail("cudaMemcpyAsync", e);
   }
 
   Status copy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                 size_t rows) override {
-    cudaError_t e = cudaMemcpy2D(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault);
-    return e == cudaSuccess ? Status::ok() : cudaFail("cudaMemcpy2D", e);
+    cudaStream_t s = copyStream();
+    cudaError_t e =
+        cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    return e == cudaSuccess ? Status::ok() : cudaFail("cudaMemcpy2DAsync", e);
   }
 
   Status streamCreate(Stream* s) override {
@@ -168,6 +179,18 @@ class Cuda final : public BackendImpl {
 
   void* hostAlias(const void*) override { return nullptr; }
 
+  // The stream of copy() and copy2D(), made on first use (on the device
+  // current then); the legacy default stream (0) if that fails.
+  cudaStream_t copyStream() {
+    std::call_once(copyStreamOnce_, [this] {
+      if (cudaStreamCreateWithFlags(&copyStream_, cudaStreamNonBlocking) != cudaSuccess) {
+        cudaGetLastError();
+        copyStream_ = nullptr;
+      }
+    });
+    return copyStream_;
+  }
+
   Status ipcGet(const void* p, IpcHandle* out) override {
     std::memset(out, 0, sizeof *out);
     CUdeviceptr base = reinterpret_cast<CUdeviceptr>(p);
@@ -212,6 +235,8 @@ class Cuda final : public BackendImpl {
   }
 
  private:
+  std::once_flag copyStreamOnce_;
+  cudaStream_t copyStream_ = nullptr;
   PointerGetAttributesFn getAttrs_ = nullptr;
   MemGetAddressRangeFn getRange_ = nullptr;
   std::mutex mu_;

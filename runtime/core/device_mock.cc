@@ -24,6 +24,7 @@
 #include <mutex>
 
 #include "core/device_backend.h"
+#include "core/device_stream_impl.h"
 
 namespace loom::device {
 namespace {
@@ -56,6 +57,9 @@ int takeFd(int pid, int fd) {
 }
 
 class Mock final : public BackendImpl {
+  // The handle of Loom's own (synchronous) streams and of their fences.
+  static inline void* const kDone = reinterpret_cast<void*>(uintptr_t{1});
+
  public:
   Backend kind() const override { return Backend::kMock; }
   int count() override { return 1; }
@@ -92,22 +96,32 @@ class Mock final : public BackendImpl {
     return Status::ok();
   }
 
-  // The mock has no queue: an asynchronous copy is done when it returns.
+  // Loom's own streams have no queue: an asynchronous copy is done when it
+  // returns and their fences (kDone) are always passed. A program's stream
+  // (loom_mock_stream_create, for the stream-ordered API) is a thread that
+  // runs its queue in order: copies and fences on it go there
+  // (device_mock_stream.cc).
   Status streamCreate(Stream* s) override {
-    s->h = reinterpret_cast<void*>(uintptr_t{1});
+    s->h = kDone;
     return Status::ok();
   }
   void streamDestroy(Stream) override {}
-  Status copyAsync(void* dst, const void* src, size_t n, Stream) override {
+  Status copyAsync(void* dst, const void* src, size_t n, Stream s) override {
+    if (s.h != kDone && mockstream::isStream(s.h)) return mockstream::copyAsync(s.h, dst, src, n);
     return copy(dst, src, n);
   }
-  Status fenceRecord(Stream, Fence* f) override {
-    f->h = reinterpret_cast<void*>(uintptr_t{1});
+  Status fenceRecord(Stream s, Fence* f) override {
+    f->h = s.h != kDone && mockstream::isStream(s.h) ? mockstream::markRecord(s.h) : kDone;
     return Status::ok();
   }
-  bool fenceDone(Fence) override { return true; }
-  Status fenceWait(Fence) override { return Status::ok(); }
-  void fenceDestroy(Fence) override {}
+  bool fenceDone(Fence f) override { return f.h == kDone || mockstream::markDone(f.h); }
+  Status fenceWait(Fence f) override {
+    if (f.h != kDone) mockstream::markWait(f.h);
+    return Status::ok();
+  }
+  void fenceDestroy(Fence f) override {
+    if (f.h != kDone) mockstream::markDestroy(f.h);
+  }
 
   void* deviceAlloc(size_t n) override {
     const size_t m = pageRound(n);

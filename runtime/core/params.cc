@@ -46,7 +46,8 @@ constexpr Param kParams[] = {
     {"LOOM_SHM_PIPELINE_CHUNK", "64k", "Chunk size of the rendezvous copy pipeline"},
     {"LOOM_ASYNC_PROGRESS", "auto",
      "Progress thread while a window has targets on other nodes (their passive-target "
-     "operations then complete while this rank computes): auto, 0 (never)"},
+     "operations then complete while this rank computes) or a CUDA stream object exists (it "
+     "runs the operations enqueued on it): auto, 0 (never; no CUDA stream objects)"},
     {"LOOM_RMA_CMA", "auto",
      "One-sided operations on windows of user memory (MPI_Win_create, dynamic) to ranks of "
      "the node: auto (cross-memory attach where LOOM_SHM_CMA allows it), 0 (messages the "

@@ -28,6 +28,7 @@ int gUsers = 0;
 pthread_t gAdopter{};
 std::thread* gThread = nullptr;
 std::atomic<bool> gStop{false};
+std::atomic<int> gBusy{0};
 
 bool allowed() {
   static const bool on = [] {
@@ -52,7 +53,8 @@ void loop() {
       }
       detail::apiMutex().unlock();
     }
-    nap = events ? microseconds{20} : std::min(nap * 2, microseconds{1000});
+    const bool busy = events || gBusy.load(std::memory_order_relaxed) > 0;
+    nap = busy ? microseconds{20} : std::min(nap * 2, microseconds{1000});
     std::this_thread::sleep_for(nap);
   }
 }
@@ -93,6 +95,10 @@ void asyncRetain() {
 
 void asyncRelease() {
   if (gUsers > 0 && --gUsers == 0) stop();
+}
+
+void asyncBusy(int delta) {
+  gBusy.fetch_add(delta, std::memory_order_relaxed);
 }
 
 void asyncShutdown() {

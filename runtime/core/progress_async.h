@@ -64,4 +64,11 @@ void asyncRelease();
 // Stops the thread whatever its users (MPI_Finalize).
 void asyncShutdown();
 
+// While someone waits for work that arrives without a message (a device
+// stream reaching an operation enqueued on it: runtime/api/stream_*.cc),
+// the thread keeps its short nap (20 us) instead of backing off to 1 ms:
+// nothing else would wake it. Costs a poll pass every ~20 us while busy.
+// Any thread may call it; +1 / -1, balanced.
+void asyncBusy(int delta);
+
 }  // namespace loom::progress

@@ -3,7 +3,8 @@
 # Included by tests/mp/CMakeLists.txt (loom_mp_program, loom_mp_test, LOOMRUN).
 add_test(NAME api.symbols
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_symbols.py
-                 ${PROJECT_SOURCE_DIR}/include/mpi.h $<TARGET_FILE:loom> ${CMAKE_NM})
+                 ${PROJECT_SOURCE_DIR}/include/mpi.h $<TARGET_FILE:loom> ${CMAKE_NM}
+                 ${PROJECT_SOURCE_DIR}/include/mpi-ext.h)
 set_tests_properties(api.symbols PROPERTIES TIMEOUT 60 LABELS unit)
 if(LOOM_HAVE_FORTRAN)
   # Every procedure of the generated mpi module / mpif.h is in libloom_fortran.
