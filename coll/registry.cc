@@ -1,6 +1,7 @@
 // The registry of every collective algorithm. Add a line when you add an
 // algorithm file; the selector's rules (selector.cc) refer to these names.
 #include "coll/algorithms.h"
+#include "coll/device_pipe.h"
 #include "coll/hierarchy.h"
 #include "coll/selector.h"
 
@@ -90,21 +91,24 @@ constexpr Algorithm kAlgorithms[] = {
      "log p full-vector exchanges (+fold for non-pow2); any op, small vectors", nullptr,
      allreduceRecursiveDoubling},
     {Collective::kAllreduce, "ring",
-     "ring reduce-scatter + allgather, 2(p-1) rounds; commutative, large vectors",
-     reductionCommutative, allreduceRing},
+     "ring reduce-scatter + allgather, 2(p-1) rounds; commutative, large vectors; device buffers",
+     commutativeDeviceSupports, allreduceRing, nullptr, true},
     {Collective::kAllreduce, "rabenseifner",
-     "recursive-halving reduce-scatter + doubling allgather; commutative, large vectors",
-     reductionCommutative, allreduceRabenseifner},
+     "recursive-halving reduce-scatter + doubling allgather; commutative, large vectors; device "
+     "buffers",
+     commutativeDeviceSupports, allreduceRabenseifner, nullptr, true},
     {Collective::kAllreduce, "reduce_bcast",
      "rank-order chain reduce to 0 + binomial bcast; any op, reference", nullptr,
      allreduceReduceBcast},
-    {Collective::kReduceScatter, "ring", "ring, p-1 rounds of one block; commutative",
-     reductionCommutative, reduceScatterRing},
+    {Collective::kReduceScatter, "ring",
+     "ring, p-1 rounds of one block; commutative; device buffers", commutativeDeviceSupports,
+     reduceScatterRing, nullptr, true},
     {Collective::kReduceScatter, "reduce_scatterv",
      "reduce to 0 (tree or chain) + linear scatter; any op", nullptr,
      reduceScatterReduceScatterv},
-    {Collective::kReduceScatterBlock, "ring", "ring, p-1 rounds of one block; commutative",
-     reductionCommutative, reduceScatterRing},
+    {Collective::kReduceScatterBlock, "ring",
+     "ring, p-1 rounds of one block; commutative; device buffers", commutativeDeviceSupports,
+     reduceScatterRing, nullptr, true},
     {Collective::kReduceScatterBlock, "reduce_scatterv",
      "reduce to 0 (tree or chain) + linear scatter; any op", nullptr,
      reduceScatterReduceScatterv},
