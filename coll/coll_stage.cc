@@ -1,6 +1,7 @@
 // Device buffers in collective calls: which buffers of a call hold data on
 // this rank, and staging them through host memory (core/device_stage.h)
-// for the algorithms, which all run on host memory in this version.
+// for the algorithms that run on host memory (all but the device forms of
+// coll/device_pipe.h, which take device buffers as they are).
 //
 // Each significant buffer is staged once per call, as the span of every
 // block the call reads or writes on this rank (counts, displacements and
@@ -180,6 +181,13 @@ bool touchesDevice(const CollArgs& a) {
   Use s, r;
   usesOf(a, &s, &r);
   return onDevice(s) || onDevice(r);
+}
+
+bool allOnDevice(const CollArgs& a) {
+  Use s, r;
+  usesOf(a, &s, &r);
+  const bool sUsed = s.p && !s.blocks.empty(), rUsed = r.p && !r.blocks.empty();
+  return (sUsed || rUsed) && (!sUsed || device::isDevice(s.p)) && (!rUsed || device::isDevice(r.p));
 }
 
 Status stageCall(const CollArgs& a, CollArgs* staged, std::unique_ptr<device::Stage>* out) {

@@ -2,7 +2,7 @@
 // significant buffers on this rank include device memory, and the same call
 // on host twins of them. coll::run does this for every collective
 // (blocking, nonblocking, persistent) when no algorithm takes device
-// buffers as they are (Algorithm::deviceBuffers; none in this version).
+// buffers as they are (Algorithm::deviceBuffers, the device rules).
 #pragma once
 
 #include <memory>
@@ -15,6 +15,9 @@ namespace loom::coll {
 // A buffer this rank's part of `a` reads or writes is device memory.
 // Only called when device::active().
 bool touchesDevice(const CollArgs& a);
+// Every buffer this rank's part of `a` reads or writes is device memory
+// (and there is at least one): the device-native algorithms' condition.
+bool allOnDevice(const CollArgs& a);
 
 // `*staged`: `a` with its device buffers replaced by host twins (inputs
 // copied in); `*out` copies back what the call writes when finished.

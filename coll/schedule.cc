@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "coll/op.h"
 #include "coll/call_probe.h"
+#include "coll/device_pipe.h"
 #include "coll/move_util.h"
 #include "coll/selector.h"
 #include "core/progress.h"
@@ -53,6 +54,13 @@ void Schedule::local(LocalFn fn) {
   rounds_.back().steps.push_back(Step{Step::Kind::kLocal, nullptr, 0, nullptr, 0, std::move(fn)});
 }
 
+void Schedule::device(DeviceFn fn) {
+  deviceFns_.push_back(std::move(fn));
+  rounds_.back().steps.push_back(Step{Step::Kind::kDevice, nullptr,
+                                      static_cast<int64_t>(deviceFns_.size() - 1), nullptr, 0,
+                                      nullptr});
+}
+
 void Schedule::endRound() {
   if (!rounds_.back().steps.empty()) rounds_.emplace_back();
 }
@@ -62,12 +70,74 @@ void* Schedule::scratch(size_t bytes) {
   return scratch_.back().get();
 }
 
+void* Schedule::deviceScratch(size_t bytes) {
+  void* p = dpool::scratchAlloc(bytes);
+  if (p) deviceScratch_.push_back(DeviceBuf{p, bytes});
+  return p;
+}
+
+Schedule::~Schedule() {
+  // Only a failed schedule can leave device work in flight: wait for it
+  // before its scratch goes back to the pool (another call would get
+  // memory a kernel still writes).
+  if (hasStream_ && (fencePending_ || !status_.isOk())) (void)waitDevice();
+  if (fencePending_) device::fenceDestroy(fence_);
+  for (const DeviceBuf& b : deviceScratch_)
+    if (!keepScratch_) dpool::scratchFree(b.p, b.bytes);
+  if (hasStream_) dpool::streamRelease(stream_);
+}
+
+Status Schedule::runDevice(const Step& s) {
+  if (!hasStream_) {
+    LOOM_TRY(dpool::streamAcquire(&stream_));
+    hasStream_ = true;
+  }
+  return deviceFns_[static_cast<size_t>(s.count)](stream_);
+}
+
+Status Schedule::waitDevice() {
+  if (!hasStream_) return Status::ok();
+  device::Fence f;
+  LOOM_TRY(device::fenceRecord(stream_, &f));
+  Status st = device::fenceWait(f);
+  device::fenceDestroy(f);
+  return st;
+}
+
+bool Schedule::deviceDone() {
+  if (!device::fenceDone(fence_)) return false;
+  Status st = device::fenceWait(fence_);  // at once: reports a failure of the work
+  device::fenceDestroy(fence_);
+  fencePending_ = false;
+  if (!st.isOk() && status_.isOk()) status_ = st;
+  return true;
+}
+
 bool Schedule::startRound() {
   Round& round = rounds_[current_];
-  for (Step& s : round.steps)
-    if (s.kind == Step::Kind::kLocal) s.fn();
+  bool queued = false;
   for (Step& s : round.steps) {
-    if (s.kind == Step::Kind::kLocal) continue;
+    if (s.kind == Step::Kind::kLocal) {
+      s.fn();
+    } else if (s.kind == Step::Kind::kDevice) [[unlikely]] {
+      Status st = runDevice(s);
+      if (!st.isOk()) {
+        status_ = st;
+        return false;
+      }
+      queued = true;
+    }
+  }
+  if (queued) {
+    Status st = device::fenceRecord(stream_, &fence_);
+    if (!st.isOk()) {
+      status_ = st;
+      return false;
+    }
+    fencePending_ = true;
+  }
+  for (Step& s : round.steps) {
+    if (s.kind == Step::Kind::kLocal || s.kind == Step::Kind::kDevice) continue;
     Request* r = nullptr;
     Status st =
         s.kind == Step::Kind::kSend
@@ -104,6 +174,9 @@ bool Schedule::advance() {
       }
       return false;
     }
+    // And its device work (a fence polled like the messages).
+    if (fencePending_ && !deviceDone()) [[unlikely]]
+      return false;
     for (Request* r : pending_) {
       if (status_.isOk()) status_ = checkMessage(*r);
       Request::release(r);
@@ -179,8 +252,10 @@ void Schedule::abandon() {
     }
   }
   // A message still in flight may land in scratch: keep it (an error path).
-  if (inFlight)
+  if (inFlight) {
     for (auto& b : scratch_) (void)b.release();
+    keepScratch_ = true;
+  }
   pending_.clear();
   current_ = rounds_.size();
 }

@@ -13,6 +13,17 @@
 // Messages travel on the communicator's collective channel with the tag the
 // communicator hands to each collective call (Comm::nextCollectiveTag), so
 // they never match user messages or another collective's.
+//
+// Device steps (algorithms on device buffers, coll/device_pipe.h): a round
+// may also queue work on a GPU (a reduction, a copy) on the schedule's one
+// stream. It is queued at round start, after the local steps and before the
+// messages are posted, and the round completes only when it has finished as
+// well: one fence recorded after the round's device work, polled by the
+// progress hook like the messages (never a blocking wait). So the contract
+// an algorithm relies on is the same as for local steps, with asynchrony
+// inside the round: device work of round k overlaps round k's messages
+// (it must not touch what they read or write) and is finished before round
+// k+1 starts. A schedule that completes has no device work left in flight.
 #pragma once
 
 #include <chrono>
@@ -23,6 +34,7 @@
 
 #include "core/comm.h"
 #include "core/datatype.h"
+#include "core/device.h"
 #include "core/request.h"
 #include "core/status.h"
 
@@ -35,7 +47,16 @@ class Schedule {
   // A local step: reduce or copy, given as a function run at round start.
   using LocalFn = std::function<void()>;
 
+  // Device work of a round: queues its work on `stream` and returns; an
+  // error (a CUDA failure, an unsupported pair) ends the schedule with it.
+  using DeviceFn = std::function<Status(device::Stream)>;
+
   Schedule(Comm* comm, int tag) : comm_(comm), tag_(tag) { rounds_.emplace_back(); }
+  // Frees device scratch and the stream (after waiting for work still in
+  // flight there, which only a failed schedule leaves).
+  ~Schedule();
+  Schedule(const Schedule&) = delete;
+  Schedule& operator=(const Schedule&) = delete;
 
   Comm* comm() const { return comm_; }
 
@@ -49,6 +70,10 @@ class Schedule {
   // and do not send from `buf` in the same round.
   void recvReduce(void* buf, int64_t count, Datatype* type, Op* op, int peer);
   void local(LocalFn fn);
+  // A device step (see the top of this file): `fn` runs at round start,
+  // after the round's local steps, queueing work on the schedule's stream;
+  // the round is complete when its messages are and that work has finished.
+  void device(DeviceFn fn);
   // Ends the current round.
   void endRound();
 
@@ -82,6 +107,9 @@ class Schedule {
 
   // A temporary buffer that lives as long as the schedule.
   void* scratch(size_t bytes);
+  // Device memory that lives as long as the schedule (a pool keeps it for
+  // the next call: coll/device_pipe.h); nullptr when there is none.
+  void* deviceScratch(size_t bytes);
 
   // Starts the schedule; `*out` completes when the last round has. The
   // schedule owns itself from here on (freed at completion).
@@ -93,9 +121,9 @@ class Schedule {
 
   // Read access for the single-process simulator of the unit tests.
   struct Step {
-    enum class Kind : uint8_t { kSend, kRecv, kLocal } kind;
+    enum class Kind : uint8_t { kSend, kRecv, kLocal, kDevice } kind;
     void* buf;
-    int64_t count;
+    int64_t count;  // kDevice: the index of its function (runDevice)
     Datatype* type;
     int peer;
     LocalFn fn;
@@ -106,6 +134,10 @@ class Schedule {
   };
   const std::vector<Round>& rounds() const { return rounds_; }
   int tag() const { return tag_; }
+  // Runs a kDevice step's function on the schedule's stream (the simulator
+  // calls it; it then waits for the stream itself: waitDevice).
+  Status runDevice(const Step& s);
+  Status waitDevice();
 
  private:
   // Starts round `current_`; returns false on error (recorded in status_).
@@ -138,6 +170,22 @@ class Schedule {
   // (it may still be read by a peer), never released while referenced.
   void abandon();
   std::vector<std::unique_ptr<std::byte[]>> scratch_;
+  // Device steps: their functions (Step::count indexes them), the stream
+  // (taken from a pool on first use), the fence of the round's work, and
+  // device scratch (returned to its pool when the schedule ends).
+  std::vector<DeviceFn> deviceFns_;
+  device::Stream stream_{};
+  bool hasStream_ = false;
+  bool fencePending_ = false;
+  bool keepScratch_ = false;  // abandon(): a message may still land in scratch
+  device::Fence fence_{};
+  struct DeviceBuf {
+    void* p;
+    size_t bytes;
+  };
+  std::vector<DeviceBuf> deviceScratch_;
+  // After the round's messages: false while its device work runs.
+  bool deviceDone();
   Request* request_ = nullptr;
   Status status_;
 };

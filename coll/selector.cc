@@ -9,6 +9,7 @@
 
 #include "coll/coll_stage.h"
 #include "coll/comm_info.h"
+#include "coll/device_pipe.h"
 #include "coll/op.h"
 #include "coll/shm/shm_coll.h"
 #include "core/log.h"
@@ -19,6 +20,14 @@ namespace {
 
 constexpr size_t kAny = SIZE_MAX;
 constexpr int kAnyRanks = 1 << 30;
+
+// A device rule (Rule::mem): which device calls run natively.
+constexpr Rule onDevice(Collective c, size_t maxBytes, int minRanks, int maxRanks, bool pow2Only,
+                        const char* algorithm) {
+  Rule r{c, maxBytes, minRanks, maxRanks, pow2Only, algorithm};
+  r.mem = device::MemKind::kDevice;
+  return r;
+}
 
 // The rules, first match wins. `bytes` is, per collective: bcast, reduce,
 // allreduce, scan, exscan: the whole buffer (count * type size); gather,
@@ -90,11 +99,21 @@ constexpr Rule kRules[] = {
     {Collective::kAllgather, 32768, 1, kAnyRanks, true, "recursive_doubling"},
     {Collective::kAllgather, 2048, 1, kAnyRanks, false, "bruck"},
     {Collective::kAllgather, kAny, 1, kAnyRanks, false, "ring"},
+    // Device buffers (device rules: see "Device rules" below the table).
+    // Above 32 KiB blocks every host rule above gives the ring, which moves
+    // device blocks as they are: native. Below, the host picks algorithms
+    // that pack through host scratch (Bruck, shm) or are latency-bound, and
+    // staging costs two copies of at most 32 KiB per block: staged.
+    onDevice(Collective::kAllgather, 32768, 1, kAnyRanks, false, kStaged),
+    onDevice(Collective::kAllgather, kAny, 1, kAnyRanks, false, "ring"),
     // allgatherv (bytes: the largest block, known alike on every rank):
     // posting all at once costs one latency; fine for small blocks on up
     // to 8 ranks, the ring otherwise.
     {Collective::kAllgatherv, 1024, 1, 8, false, "linear"},
     {Collective::kAllgatherv, kAny, 1, kAnyRanks, false, "ring"},
+    // Device: as allgather (bytes: the largest block, alike on every rank).
+    onDevice(Collective::kAllgatherv, 32768, 1, kAnyRanks, false, kStaged),
+    onDevice(Collective::kAllgatherv, kAny, 1, kAnyRanks, false, "ring"),
     // alltoall (bytes: one block): MPICH's limits: Bruck for blocks up to
     // 256 B on 8 ranks or more (log2 p latencies for log2(p)/2 times the
     // data), everything posted at once up to 32 KiB, pairwise beyond (one
@@ -103,11 +122,19 @@ constexpr Rule kRules[] = {
     {Collective::kAlltoall, 256, 8, kAnyRanks, false, "bruck"},
     {Collective::kAlltoall, 32768, 1, kAnyRanks, false, "linear"},
     {Collective::kAlltoall, kAny, 1, kAnyRanks, false, "pairwise"},
+    // Device: above 32 KiB blocks the host rules give pairwise, which moves
+    // device blocks as they are; below, staged (as allgather).
+    onDevice(Collective::kAlltoall, 32768, 1, kAnyRanks, false, kStaged),
+    onDevice(Collective::kAlltoall, kAny, 1, kAnyRanks, false, "pairwise"),
     // alltoallv/w (bytes: this rank's largest send or receive block, so
     // ranks may choose differently; linear and pairwise exchange the same
     // messages, so they still match).
     {Collective::kAlltoallv, 32768, 1, kAnyRanks, false, "linear"},
     {Collective::kAlltoallv, kAny, 1, kAnyRanks, false, "pairwise"},
+    // Device: as alltoall; a host peer with smaller blocks may run linear,
+    // which exchanges the same messages.
+    onDevice(Collective::kAlltoallv, 32768, 1, kAnyRanks, false, kStaged),
+    onDevice(Collective::kAlltoallv, kAny, 1, kAnyRanks, false, "pairwise"),
     {Collective::kAlltoallw, 32768, 1, kAnyRanks, false, "linear"},
     {Collective::kAlltoallw, kAny, 1, kAnyRanks, false, "pairwise"},
     // ---- end data movement ----
@@ -154,6 +181,19 @@ constexpr Rule kRules[] = {
     // log p cost (reduce_bcast would cost p-1 chain steps), so it is the
     // catch-all; reduce_bcast is reachable through the override only.
     {Collective::kAllreduce, kAny, 1, kAnyRanks, false, "recursive_doubling"},
+    // Device buffers. Up to 64 KiB staged: there the host rules pick shm,
+    // recursive doubling or hierarchical (none takes device buffers), and
+    // a native ring or Rabenseifner pays a kernel launch and a fence per
+    // step (5-10 us on current GPUs) where staging pays two copies of a
+    // small buffer (~10 us each) and a host reduction at cache speed. Above
+    // it the host rules give Rabenseifner or the ring by the same keys as
+    // these (the host's 64 KiB hierarchical rule ends where these begin):
+    // native, reduced on the device chunk by chunk. Not yet measured (no
+    // GPU here): the 64 KiB line is from those per-step costs.
+    onDevice(Collective::kAllreduce, 65536, 1, kAnyRanks, false, kStaged),
+    onDevice(Collective::kAllreduce, kAny, 1, kAnyRanks, true, "rabenseifner"),
+    onDevice(Collective::kAllreduce, kAny, 1, 8, false, "ring"),
+    onDevice(Collective::kAllreduce, kAny, 9, kAnyRanks, false, "rabenseifner"),
     // reduce_scatter(_block): the ring is bandwidth-optimal and its p-1
     // alphas match the p-1 messages any scatter of the blocks needs; the
     // reduce + scatterv fallback serves non-commutative ops.
@@ -161,6 +201,13 @@ constexpr Rule kRules[] = {
     {Collective::kReduceScatter, kAny, 1, kAnyRanks, false, "reduce_scatterv"},
     {Collective::kReduceScatterBlock, kAny, 1, kAnyRanks, false, "ring"},
     {Collective::kReduceScatterBlock, kAny, 1, kAnyRanks, false, "reduce_scatterv"},
+    // Device buffers (bytes: the whole input): the ring, natively, above
+    // 64 KiB (as allreduce: p-1 steps of a launch and a fence each against
+    // two small copies); staged below.
+    onDevice(Collective::kReduceScatter, 65536, 1, kAnyRanks, false, kStaged),
+    onDevice(Collective::kReduceScatter, kAny, 1, kAnyRanks, false, "ring"),
+    onDevice(Collective::kReduceScatterBlock, 65536, 1, kAnyRanks, false, kStaged),
+    onDevice(Collective::kReduceScatterBlock, kAny, 1, kAnyRanks, false, "ring"),
     // scan/exscan: recursive doubling needs log p steps where the chain
     // needs p-1 of the same size; at p <= 2 they coincide and the chain
     // needs no scratch.
@@ -170,6 +217,18 @@ constexpr Rule kRules[] = {
     {Collective::kExscan, kAny, 1, kAnyRanks, false, "recursive_doubling"},
     // ---- end reductions ----
 };
+// Device rules. A call with device buffers on this rank (CollArgs::mem) is
+// offered first to the device rules of its collective; the first whose key
+// matches decides (no fall-through among them: the next device rule might
+// name an algorithm the host peers do not run). Its algorithm runs the
+// device buffers as they are when it accepts the call (deviceBuffers and
+// its supports(): op, type, every buffer of this rank on the device);
+// otherwise, and for "staged" rules and collectives without device rules,
+// the call is staged through host memory and the host rules pick. Ranks of
+// one call may differ in memory kind, so a device rule names only what the
+// host rules pick for the same key (coll_device_test checks this over rank
+// counts and sizes). LOOM_COLL_<NAME> overrides them as it does the host
+// rules; LOOM_COLL_DEVICE_NATIVE=0 stages every device call.
 
 const char* kNames[] = {"barrier",   "bcast",          "reduce",
                         "allreduce", "gather",         "gatherv",
@@ -278,14 +337,22 @@ struct Resolved {
   const Rule* rule;
   const Algorithm* alg;  // null: a rule naming no algorithm (a table bug)
 };
-const std::vector<Resolved>& rulesOf(Collective c) {
+// Host rules by collective, then device rules by collective.
+const std::vector<Resolved>& rulesOf(Collective c, device::MemKind mem = device::MemKind::kHost) {
+  constexpr size_t kN = static_cast<size_t>(Collective::kCount);
   static const auto table = [] {
-    std::array<std::vector<Resolved>, static_cast<size_t>(Collective::kCount)> t;
+    std::array<std::vector<Resolved>, 2 * kN> t;
     for (const Rule& r : kRules)
-      t[static_cast<size_t>(r.coll)].push_back({&r, findAlgorithm(r.coll, r.algorithm)});
+      t[static_cast<size_t>(r.coll) + (r.mem == device::MemKind::kDevice ? kN : 0)].push_back(
+          {&r, findAlgorithm(r.coll, r.algorithm)});
     return t;
   }();
-  return table[static_cast<size_t>(c)];
+  return table[static_cast<size_t>(c) + (mem == device::MemKind::kDevice ? kN : 0)];
+}
+bool ruleMatches(const Rule& r, const CollArgs& args, int p, const CommInfo& info) {
+  return !(args.bytes > r.maxBytes || p < r.minRanks || p > r.maxRanks ||
+           (r.pow2Only && !isPow2(p)) || info.nodes < r.minNodes || info.nodes > r.maxNodes ||
+           info.minPerNode < r.minPerNode);
 }
 const Algorithm* forcedAlgorithm(Collective c) {
   static const auto table = [] {
@@ -308,7 +375,28 @@ bool accepts(const Algorithm* a, const CollArgs& args) {
 }
 }  // namespace
 
+const Algorithm* selectDevice(const CollArgs& args) {
+  if (!deviceNativeEnabled()) return nullptr;
+  if (!overrideOf(args.coll).empty()) {
+    const Algorithm* a = forcedAlgorithm(args.coll);
+    // An override that cannot take these buffers: staged, where it (or,
+    // if it declines the host call too, the host rules) runs on the twins.
+    return accepts(a, args) ? a : nullptr;
+  }
+  const CommInfo& info = commInfo(args.comm);
+  for (const Resolved& rr : rulesOf(args.coll, device::MemKind::kDevice))
+    if (ruleMatches(*rr.rule, args, args.comm->size(), info))
+      return accepts(rr.alg, args) ? rr.alg : nullptr;  // first match decides
+  return nullptr;
+}
+
 Status select(const CollArgs& args, const Algorithm** out) {
+  if (args.mem == device::MemKind::kDevice) [[unlikely]] {
+    *out = selectDevice(args);
+    if (*out) return Status::ok();
+    return errorf(MPI_ERR_INTERN, "no %s algorithm takes these device buffers (the call is "
+                  "staged)", collectiveName(args.coll));
+  }
   const std::string& forced = overrideOf(args.coll);
   if (!forced.empty()) {
     const Algorithm* a = forcedAlgorithm(args.coll);
@@ -326,21 +414,16 @@ Status select(const CollArgs& args, const Algorithm** out) {
   const int p = args.comm->size();
   const CommInfo& info = commInfo(args.comm);
   for (const Resolved& rr : rulesOf(args.coll)) {
-    const Rule& r = *rr.rule;
-    if (args.bytes > r.maxBytes || p < r.minRanks || p > r.maxRanks ||
-        (r.pow2Only && !isPow2(p)) || info.nodes < r.minNodes || info.nodes > r.maxNodes ||
-        info.minPerNode < r.minPerNode)
-      continue;
+    if (!ruleMatches(*rr.rule, args, p, info)) continue;
     const Algorithm* a = rr.alg;
     if (accepts(a, args)) {
       *out = a;
       return Status::ok();
     }
   }
-  // With host buffers, reachable only through a bug in the tables: say which.
-  return errorf(MPI_ERR_INTERN, "no %s algorithm supports %zu bytes on %d ranks%s",
-                collectiveName(args.coll), args.bytes, p,
-                args.mem == device::MemKind::kDevice ? " in device memory" : "");
+  // Reachable only through a bug in the tables: say which.
+  return errorf(MPI_ERR_INTERN, "no %s algorithm supports %zu bytes on %d ranks",
+                collectiveName(args.coll), args.bytes, p);
 }
 
 namespace {
@@ -371,8 +454,11 @@ namespace {
 Status runDevice(const CollArgs& args, Request** out) {
   CollArgs d = args;
   d.mem = device::MemKind::kDevice;
-  const Algorithm* a = nullptr;
-  if (select(d, &a).isOk()) return run(d, out);
+  if (selectDevice(d)) return run(d, out);
+  if (args.comm->rank() == 0 && log::enabled("coll"))
+    log::debug("coll", "%s: %s, %zu bytes, %d ranks: device buffers staged through host memory",
+               args.comm->name().empty() ? "communicator" : args.comm->name().c_str(),
+               collectiveName(args.coll), args.bytes, args.comm->size());
   CollArgs h;
   std::unique_ptr<device::Stage> stage;
   LOOM_TRY(stageCall(args, &h, &stage));
@@ -435,10 +521,10 @@ Status run(const CollArgs& args, Request** out) {
     s->enableProbes();
   }
   if (args.comm->rank() == 0 && log::enabled("coll"))
-    log::debug("coll", "%s: %s, %zu bytes, %d ranks: %s (%zu rounds)",
+    log::debug("coll", "%s: %s, %zu bytes, %d ranks: %s (%zu rounds%s)",
                args.comm->name().empty() ? "communicator" : args.comm->name().c_str(),
-               collectiveName(args.coll), args.bytes, args.comm->size(), a->name,
-               s->roundCount());
+               collectiveName(args.coll), args.bytes, args.comm->size(), a->name, s->roundCount(),
+               call.mem == device::MemKind::kDevice ? ", on the device buffers" : "");
   return Schedule::start(std::move(s), out);
 }
 
@@ -449,7 +535,9 @@ std::string describeAll() {
     std::snprintf(line, sizeof line, "  %-22s %-18s %s\n", collectiveName(a.coll), a.name, a.desc);
     out += line;
   }
-  out += "Selection rules (first match wins; override with LOOM_COLL_<COLLECTIVE>=<name>):\n";
+  out += "Selection rules (first match wins; override with LOOM_COLL_<COLLECTIVE>=<name>; "
+         "\"device\": for calls with device buffers, the first match decides, \"staged\" runs "
+         "the host rules on host twins):\n";
   for (const Rule& r : kRules) {
     char bytes[32], ranks[32];
     if (r.maxBytes == kAny)
@@ -468,9 +556,9 @@ std::string describeAll() {
                                                std::to_string(r.maxNodes) + " nodes";
       if (r.minPerNode > 1) nodes += ", >= " + std::to_string(r.minPerNode) + "/node";
     }
-    std::snprintf(line, sizeof line, "  %-22s %-12s %-16s %-6s %-22s -> %s\n",
+    std::snprintf(line, sizeof line, "  %-22s %-12s %-16s %-6s %-22s %-6s -> %s\n",
                   collectiveName(r.coll), bytes, ranks, r.pow2Only ? "pow2" : "", nodes.c_str(),
-                  r.algorithm);
+                  r.mem == device::MemKind::kDevice ? "device" : "", r.algorithm);
     out += line;
   }
   return out;

@@ -86,7 +86,7 @@ struct CollArgs {
   // Where this rank's buffers are: kDevice when any buffer the call uses
   // here is GPU memory. run() first offers such a call as it is to the
   // algorithms that take device buffers (Algorithm::deviceBuffers); when
-  // none does (in this version none does) it stages the buffers through
+  // none does (selectDevice: the device rules) it stages the buffers through
   // host memory (coll_stage.h) and selects again with kHost. Ranks of one
   // call may differ here (some pass host buffers, some device buffers), so
   // an algorithm that takes device buffers must exchange the same messages
@@ -104,8 +104,9 @@ struct Algorithm {
   // Algorithms that do not run on messages (the shared-memory ones) start
   // the call themselves instead of building a schedule (build is null).
   Status (*start)(const CollArgs&, Request** out) = nullptr;
-  // Runs on device buffers as they are (CollArgs::mem == kDevice). None
-  // does yet: device buffers are staged through host memory.
+  // Runs on device buffers as they are (CollArgs::mem == kDevice; its
+  // supports() then says which device calls): it builds a device form of
+  // its schedule that exchanges the same messages as its host form.
   bool deviceBuffers = false;
 };
 
@@ -124,13 +125,31 @@ struct Rule {
   int minNodes = 1;
   int maxNodes = 1 << 30;
   int minPerNode = 1;
+  // Which calls the rule is for: host rules (kHost) pick the algorithm of
+  // every call; device rules (kDevice) say which device calls run as they
+  // are, without staging: the first device rule whose key matches decides,
+  // and its algorithm runs on the device buffers if it accepts the call;
+  // "staged" (kStaged), a declining algorithm or no matching device rule
+  // mean: staged through host memory, selected by the host rules. A device
+  // rule names only an algorithm the host rules pick for the same key
+  // (ranks of one call may differ in memory kind; they must exchange the
+  // same messages).
+  device::MemKind mem = device::MemKind::kHost;
 };
+inline constexpr const char* kStaged = "staged";
 std::span<const Rule> rules();
 
 // The algorithm for this call: the override if set, else the first rule
 // that matches and whose algorithm supports the call. An error when the
-// override names no algorithm of that collective.
+// override names no algorithm of that collective. For a device call
+// (args.mem == kDevice) the algorithm that runs it natively (selectDevice);
+// an error when it would be staged.
 Status select(const CollArgs& args, const Algorithm** out);
+// A device call: the algorithm that takes its device buffers as they are,
+// or nullptr when it is staged (LOOM_COLL_DEVICE_NATIVE=0, an override
+// that declines it, a "staged" rule, an algorithm that declines it). The
+// override, when set and accepting the call, wins as on the host.
+const Algorithm* selectDevice(const CollArgs& args);
 
 // Builds the selected algorithm's schedule and starts it.
 Status run(const CollArgs& args, Request** out);

@@ -1,4 +1,4 @@
-// Allgather (and allgatherv) around a ring.
+// Allgather (and allgatherv) around a ring, on host or device buffers.
 //
 // Steps: a rank copies its own block into its place in the receive buffer
 // (nothing to do with MPI_IN_PLACE); then in step s = 0 .. p-2 it sends
@@ -6,11 +6,19 @@
 // r - 1, each straight from and into the user's buffer. With allgatherv the
 // blocks are the per-rank counts and displacements.
 //
+// Device buffers (CollArgs::mem == kDevice: every buffer of this rank on
+// the GPU, contiguous types): the same messages, p2p moving device memory.
+// The own block is copied on the device (a schedule device step) beside
+// step 0, which therefore sends the own block from sendbuf rather than
+// from its copy; the call completes only after the copy has.
+//
 // Cost: (p - 1) * alpha + (p-1)/p * n * beta for n bytes in all: the least
 // data, and each rank talks only to its neighbours, but p - 1 latencies:
 // the choice for large blocks.
-// Restrictions: none; any p (the ring wraps), any counts.
+// Restrictions: none; any p (the ring wraps), any counts. Device form:
+// contiguous types (moveDeviceSupports); other device calls are staged.
 #include "coll/algorithms.h"
+#include "coll/device_pipe.h"
 #include "coll/move_util.h"
 
 namespace loom::coll {
@@ -26,12 +34,28 @@ move::Block recvBlock(const CollArgs& a, int i) {
 
 Status allgatherRing(Schedule& s, const CollArgs& a) {
   const int p = s.comm()->size(), r = s.comm()->rank();
-  if (!a.inPlace)
-    move::scheduleCopy(s, move::Block{static_cast<char*>(const_cast<void*>(a.sendbuf)), a.count, a.type},
-                       recvBlock(a, r));
+  const bool dev = a.mem == device::MemKind::kDevice;
+  const move::Block own{static_cast<char*>(const_cast<void*>(a.sendbuf)), a.count, a.type};
+  if (!a.inPlace) {
+    if (dev) {
+      // Both contiguous with the same signature: a copy of the bytes.
+      const move::Block dst = recvBlock(a, r);
+      const size_t bytes = own.bytes();
+      if (bytes)
+        s.device([own, dst, bytes](device::Stream st) {
+          return device::copyAsync(dst.ptr + dst.type->trueLb(), own.ptr + own.type->trueLb(),
+                                   bytes, st);
+        });
+    } else {
+      move::scheduleCopy(s, own, recvBlock(a, r));
+    }
+  }
   const int right = (r + 1) % p, left = (r - 1 + p) % p;
   for (int step = 0; step < p - 1; ++step) {
-    move::sendBlock(s, recvBlock(a, (r - step + p) % p), right);
+    if (step == 0 && dev && !a.inPlace)
+      move::sendBlock(s, own, right);  // the copy into recvbuf may still run
+    else
+      move::sendBlock(s, recvBlock(a, (r - step + p) % p), right);
     move::recvBlock(s, recvBlock(a, (r - step - 1 + 2 * p) % p), left);
     s.endRound();
   }

@@ -1,4 +1,5 @@
-// Reduce-scatter (and reduce-scatter-block) by ring (commutative ops).
+// Reduce-scatter (and reduce-scatter-block) by ring (commutative ops), on
+// host or device buffers.
 //
 // Terms: block b is rank b's share of the result, counts[b] elements at
 // element offset displ(b) = counts[0] + ... + counts[b-1] of the input.
@@ -8,21 +9,90 @@
 // the block just received, then forwards it. The block received in the
 // last round is r's own: folding its input in finishes it, and it is
 // copied to recvbuf. Two scratch blocks alternate (one in flight out, one
-// in flight in).
+// in flight in). Blocks larger than LOOM_COLL_REDUCE_CHUNK travel as
+// several messages (reduce_chunks.h), alike on every rank.
+//
+// Device buffers (CollArgs::mem == kDevice, every buffer of this rank on
+// the GPU, an op and type with a device kernel): the same messages, so
+// host and device ranks mix in one call. The two scratch blocks are device
+// memory; DevicePipe (device_pipe.h) folds this rank's input into each
+// chunk by a kernel in the round after it arrived, while the next chunk is
+// in flight, and the chunk is sent on once that has finished. The last
+// block is received straight into recvbuf and finished there (in place:
+// into scratch, then copied on the device, since recvbuf is the input).
+// The kernel computes mine op received, as the host's reduceLocal does.
 //
 // Cost: (p-1)*alpha + (p-1)/p*n*beta + (p-1)/p*n*gamma for n input
-// elements split evenly: bandwidth-optimal, linear in alpha.
+// elements split evenly: bandwidth-optimal, linear in alpha. On the device
+// gamma hides behind the transfers but for the last chunk of each block; a
+// block of one chunk waits for its reduction before it is sent on.
 //
 // Restrictions: commutative ops (each block collects its contributions in
 // ring order, starting at the rank after its owner). Any p; blocks of any
 // (even zero) size. In place: the input is recvbuf itself, and the result
-// is written to its start only after the last round.
+// is written to its start only after the last round. Device form: see
+// device_pipe.h (commutativeDeviceSupports); other device calls are staged.
 #include <algorithm>
 
 #include "coll/algorithms.h"
+#include "coll/device_pipe.h"
 #include "coll/op.h"
+#include "coll/reduce_chunks.h"
 
 namespace loom::coll {
+
+namespace {
+
+Status reduceScatterRingDevice(Schedule& s, const CollArgs& a, const std::vector<int64_t>& cnt,
+                               const std::vector<int64_t>& displ, int64_t maxCnt) {
+  const int p = s.comm()->size(), r = s.comm()->rank();
+  Datatype* t = a.type;
+  const char* in = static_cast<const char*>(a.sendbuf);
+  char* out = static_cast<char*>(a.recvbuf);
+  auto mod = [p](int x) { return ((x % p) + p) % p; };
+  if (p == 1) {
+    const int64_t n = cnt[0];
+    if (in != out) s.device([=](device::Stream st) { return copyOn(st, out, in, n, t); });
+    return Status::ok();
+  }
+  const int right = (r + 1) % p, left = (r - 1 + p) % p;
+  char* buf[2];
+  for (char*& b : buf) {
+    b = static_cast<char*>(s.deviceScratch(std::max<size_t>(spanBytes(maxCnt, t), 1)));
+    if (!b)
+      return errorf(MPI_ERR_NO_MEM, "no device memory for %lld bytes of reduce-scatter scratch",
+                    static_cast<long long>(spanBytes(maxCnt, t)));
+    b -= t->trueLb();
+  }
+  DevicePipe pipe(s, t, a.op);
+  int cur = 0;  // buf[cur] receives this round
+  char* last = nullptr;
+  for (int k = 0; k < p - 1; ++k) {
+    const int sb = mod(r - k - 1), rb = mod(r - k - 2);
+    DevicePipe::Exchange x;
+    // Round 0 sends this rank's input block; later ones the block received
+    // (and folded with this rank's input by the pipe) one exchange before.
+    x.send = k == 0 ? elemAt(in, displ[sb], t) : buf[1 - cur];
+    x.sendCount = cnt[sb];
+    x.to = right;
+    x.recvInto = k == p - 2 && !a.inPlace ? out : buf[cur];
+    x.mine = elemAt(in, displ[rb], t);
+    x.recvCount = cnt[rb];
+    x.from = left;
+    LOOM_TRY(pipe.exchange(x));
+    last = static_cast<char*>(x.recvInto);
+    cur = 1 - cur;
+  }
+  pipe.flush();
+  if (last != out) {
+    const int64_t c = cnt[r];
+    s.device([=](device::Stream st) { return copyOn(st, out, last, c, t); });
+    s.endRound();
+  }
+  return Status::ok();
+}
+
+}  // namespace
 
 Status reduceScatterRing(Schedule& s, const CollArgs& a) {
   const int p = s.comm()->size(), r = s.comm()->rank();
@@ -32,6 +102,7 @@ Status reduceScatterRing(Schedule& s, const CollArgs& a) {
   std::vector<int64_t> displ(p + 1, 0);
   for (int i = 0; i < p; ++i) displ[i + 1] = displ[i] + cnt[i];
   const int64_t maxCnt = *std::max_element(cnt.begin(), cnt.end());
+  if (a.mem == device::MemKind::kDevice) return reduceScatterRingDevice(s, a, cnt, displ, maxCnt);
   const char* in = static_cast<const char*>(a.sendbuf);
   char* out = static_cast<char*>(a.recvbuf);
   auto mod = [p](int x) { return ((x % p) + p) % p; };
@@ -49,15 +120,15 @@ Status reduceScatterRing(Schedule& s, const CollArgs& a) {
   for (int k = 0; k < p - 1; ++k) {
     const int sb = mod(r - k - 1), rb = mod(r - k - 2);
     if (k == 0) {
-      s.send(elemAt(in, displ[sb], t), cnt[sb], t, right);
+      sendChunks(s, elemAt(in, displ[sb], t), cnt[sb], t, right);
     } else {
       char* b = buf[1 - cur];  // received last round: block sb
       const char* mine = elemAt(in, displ[sb], t);
       const int64_t c = cnt[sb];
       s.local([=] { (void)reduceLocal(mine, b, c, t, op); });
-      s.send(b, c, t, right);
+      sendChunks(s, b, c, t, right);
     }
-    s.recv(buf[cur], cnt[rb], t, left);
+    recvChunks(s, buf[cur], cnt[rb], t, left);
     s.endRound();
     cur = 1 - cur;
   }

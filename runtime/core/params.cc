@@ -119,6 +119,13 @@ constexpr Param kParams[] = {
     {"LOOM_COLL_VIRTUAL_NODE_SIZE", "0",
      "Collectives only: treat each block of this many consecutive job ranks as one node "
      "(tests the hierarchical algorithms on one machine); 0 uses the real nodes"},
+    {"LOOM_COLL_REDUCE_CHUNK", "1m",
+     "Ring and Rabenseifner allreduce and ring reduce-scatter send blocks the receiver reduces "
+     "in messages of at most this many bytes (device ranks reduce one while the next travels); "
+     "must be the same on every rank; 0: one message per block"},
+    {"LOOM_COLL_DEVICE_NATIVE", "1",
+     "Collectives on device buffers run natively where an algorithm takes them (reductions on "
+     "the device); 0 stages every one through host memory"},
     {"LOOM_COLL_BARRIER", "auto", "Algorithm of MPI_Barrier and MPI_Ibarrier: auto (the rules) or a name"},
     {"LOOM_COLL_BCAST", "auto", "Algorithm of MPI_Bcast and MPI_Ibcast: auto (the rules) or a name"},
     {"LOOM_COLL_REDUCE", "auto", "Algorithm of MPI_Reduce and MPI_Ireduce: auto (the rules) or a name"},

@@ -4,6 +4,16 @@
 // (source, destination). Every algorithm can thus be checked against a
 // reference for many rank counts in milliseconds.
 //
+// Device buffers (the mock device): sends and receives of device memory go
+// through device::packAny/unpackAny, and a round's device steps
+// (Schedule::device) run either at its start, or, with deviceLate, only
+// once its receives are all delivered: the latest the schedule contract
+// allows. Sends are packed when posted (round start), so in the late mode
+// a send that reads what its own round's device work writes, or a receive
+// that overwrites what that work reads, gives wrong data, which the tests
+// see: it checks the pipelines' ordering that the synchronous mock alone
+// would hide.
+//
 //   SimComms comms(p);                          // p communicators, ranks 0..p-1
 //   std::vector<std::unique_ptr<Schedule>> s = ...; // one per rank, built on comms[r]
 //   ASSERT_TRUE(simulate(s)) ...;              // true when all complete
@@ -22,6 +32,8 @@
 #include "coll/schedule.h"
 #include "core/comm.h"
 #include "core/datatype.h"
+#include "core/device.h"
+#include "core/device_stage.h"
 
 namespace loom::sim {
 
@@ -52,7 +64,23 @@ struct SimRecv {
 // Runs the schedules to completion. Returns an empty string on success,
 // else what went wrong (a deadlock: rounds that can never complete, or a
 // message whose size differs from its receive).
-inline std::string simulate(std::vector<std::unique_ptr<coll::Schedule>>& scheds) {
+struct SimOptions {
+  bool deviceLate = false;  // device steps at the end of their round
+};
+
+// A round's device steps, run on the schedule's stream and waited for.
+inline std::string runDeviceSteps(coll::Schedule& s, const coll::Schedule::Round& round) {
+  for (const auto& st : round.steps)
+    if (st.kind == coll::Schedule::Step::Kind::kDevice) {
+      Status e = s.runDevice(st);
+      if (!e.isOk()) return "device step failed: " + e.message();
+    }
+  Status e = s.waitDevice();
+  return e.isOk() ? "" : "device wait failed: " + e.message();
+}
+
+inline std::string simulate(std::vector<std::unique_ptr<coll::Schedule>>& scheds,
+                            SimOptions opt = {}) {
   using Kind = coll::Schedule::Step::Kind;
   const int p = static_cast<int>(scheds.size());
   using Msg = SimMsg;
@@ -72,12 +100,19 @@ inline std::string simulate(std::vector<std::unique_ptr<coll::Schedule>>& scheds
           recvs[r].clear();
           for (const auto& s : steps)
             if (s.kind == Kind::kLocal) s.fn();
+          if (!opt.deviceLate) {
+            std::string e = runDeviceSteps(*scheds[r], rounds[round[r]]);
+            if (!e.empty()) return "rank " + std::to_string(r) + ": " + e;
+          }
           for (const auto& s : steps) {
             if (s.kind == Kind::kSend) {
               Msg m;
               size_t n = s.type->packedSize(s.count);
               m.data.resize(n);
-              if (n) s.type->pack(s.buf, s.count, 0, m.data.data(), n);
+              if (n && device::isDevice(s.buf))
+                (void)device::packAny(s.type, s.buf, s.count, m.data.data(), n);
+              else if (n)
+                s.type->pack(s.buf, s.count, 0, m.data.data(), n);
               wire[{r, s.peer}].push_back(std::move(m));
             } else if (s.kind == Kind::kRecv) {
               recvs[r].push_back({&s, false});
@@ -106,6 +141,9 @@ inline std::string simulate(std::vector<std::unique_ptr<coll::Schedule>>& scheds
             pr.step->type->unpack(base, pr.step->count, 0, m.data.data(), cap);
             (void)coll::reduceLocal(base, pr.step->buf, pr.step->count, pr.step->type,
                                     pr.step->op);
+          } else if (cap && device::isDevice(pr.step->buf)) {
+            (void)device::unpackAny(pr.step->type, pr.step->buf, pr.step->count, m.data.data(),
+                                    cap);
           } else if (cap) {
             pr.step->type->unpack(pr.step->buf, pr.step->count, 0, m.data.data(), cap);
           }
@@ -113,6 +151,10 @@ inline std::string simulate(std::vector<std::unique_ptr<coll::Schedule>>& scheds
           progress = true;
         }
         if (!complete) break;
+        if (opt.deviceLate) {
+          std::string e = runDeviceSteps(*scheds[r], rounds[round[r]]);
+          if (!e.empty()) return "rank " + std::to_string(r) + ": " + e;
+        }
         ++round[r];
         started[r] = false;
       }
