@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "coll/op.h"
 #include "core/cma.h"
@@ -40,7 +41,7 @@ const Datatype* elementType(const Datatype* t) {
   return t;
 }
 
-void lockAcc(Control* c) {
+void lockAccContended(Control* c) {
   for (unsigned spins = 0; c->accLock.exchange(1, std::memory_order_acquire) != 0; ++spins) {
     while (c->accLock.load(std::memory_order_relaxed) != 0) {
       if (progress::oversubscribed() || spins > 64)
@@ -51,7 +52,6 @@ void lockAcc(Control* c) {
     }
   }
 }
-void unlockAcc(Control* c) { c->accLock.store(0, std::memory_order_release); }
 
 void copyPieces(const std::vector<iovec>& dst, const std::vector<iovec>& src) {
   size_t di = 0, doff = 0;
@@ -430,6 +430,47 @@ Status Window::get(void* origin, int64_t count, Datatype* type, const Target& t,
   return Status::ok();
 }
 
+namespace {
+
+template <class T>
+inline void fetchOp(coll::OpKind op, const void* origin, void* result, char* at) {
+  T cur, in = 0;
+  std::memcpy(&cur, at, sizeof(T));
+  if (op != coll::OpKind::kNoOp) std::memcpy(&in, origin, sizeof(T));
+  std::memcpy(result, &cur, sizeof(T));
+  if (op == coll::OpKind::kSum) {
+    T sum;
+    if constexpr (std::is_integral_v<T>)  // wraps, as the reduction kernels do
+      sum = static_cast<T>(static_cast<std::make_unsigned_t<T>>(cur) +
+                           static_cast<std::make_unsigned_t<T>>(in));
+    else
+      sum = cur + in;
+    std::memcpy(at, &sum, sizeof(T));
+  } else if (op == coll::OpKind::kReplace) {
+    std::memcpy(at, &in, sizeof(T));
+  }
+}
+
+// result = *at; *at = origin op *at, for SUM, REPLACE and NO_OP on 4- and
+// 8-byte integers and on float and double (the caller holds the target's
+// mutex). False: anything else, untouched, for the general path.
+inline bool fetchOpInline(coll::OpKind op, BasicKind k, const void* origin, void* result,
+                          char* at) {
+  if (op != coll::OpKind::kSum && op != coll::OpKind::kReplace && op != coll::OpKind::kNoOp)
+    return false;
+  switch (k) {
+    case BasicKind::kInt32: fetchOp<int32_t>(op, origin, result, at); return true;
+    case BasicKind::kUint32: fetchOp<uint32_t>(op, origin, result, at); return true;
+    case BasicKind::kInt64: fetchOp<int64_t>(op, origin, result, at); return true;
+    case BasicKind::kUint64: fetchOp<uint64_t>(op, origin, result, at); return true;
+    case BasicKind::kFloat: fetchOp<float>(op, origin, result, at); return true;
+    case BasicKind::kDouble: fetchOp<double>(op, origin, result, at); return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
 Status Window::accumulate(const void* origin, int64_t count, Datatype* type, void* result,
                           int64_t rcount, Datatype* rtype, const Target& t, coll::Op* op,
                           Request** req) {
@@ -445,6 +486,21 @@ Status Window::accumulate(const void* origin, int64_t count, Datatype* type, voi
     return tw.done(accumulate(o, count, type, r, rcount, rtype, t, op, req));
   }
   if (req && !passive(t.rank)) return requestOutsidePassive();
+  // MPI_Fetch_and_op on a mapped target (counters; OSU's osu_fop_latency):
+  // one predefined element, the common ops on the common types in line.
+  if (count == 1 && rcount == 1 && t.count == 1 && result && type == rtype && type == t.type &&
+      type->isPredefined()) {
+    size_t n = 0;
+    if (char* at = directContiguous(t, 1, type, &n)) {
+      lockAcc(peers_[t.rank].ctl);
+      const bool done = fetchOpInline(op->kind(), type->kind(), origin, result, at);
+      unlockAcc(peers_[t.rank].ctl);
+      if (done) {
+        if (req) *req = completedRequest();
+        return Status::ok();
+      }
+    }
+  }
   const bool noop = noopOp;
   const Datatype* elem = elementType(t.type);
   // Nothing to combine (no target element, nothing fetched): the op and

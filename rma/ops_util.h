@@ -20,8 +20,13 @@ Request* completedRequest();
 const Datatype* elementType(const Datatype* t);
 // Spins (yielding when the node is oversubscribed) until the target's
 // accumulate mutex is ours.
-void lockAcc(Control* c);
-void unlockAcc(Control* c);
+// (Inline: one exchange when free; OSU's atomics loops take it per call.)
+void lockAccContended(Control* c);
+inline void lockAcc(Control* c) {
+  if (c->accLock.exchange(1, std::memory_order_acquire) != 0) [[unlikely]]
+    lockAccContended(c);
+}
+inline void unlockAcc(Control* c) { c->accLock.store(0, std::memory_order_release); }
 // dst and src cover the same number of bytes.
 void copyPieces(const std::vector<iovec>& dst, const std::vector<iovec>& src);
 void gatherPieces(const std::vector<iovec>& src, char* out);

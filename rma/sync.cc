@@ -394,6 +394,13 @@ Status Window::flush(int target) {
   if (!lockAll_ && (target >= 0 ? !peers_[target].lockHeld : locks_ == 0))
     return errorf(MPI_ERR_RMA_SYNC, "flush outside a passive-target epoch (MPI_Win_lock or "
                   "MPI_Win_lock_all)");
+  // Only loads and stores in mapped memory (a window on one node): nothing
+  // to wait for. (OSU's fetch-and-op and compare-and-swap loops flush after
+  // every operation.)
+  if (!usesMessages_ && nativeInFlight_ == 0 && !nativeFailed_ && gets_.empty()) {
+    memoryFence();
+    return Status::ok();
+  }
   Status st = waitNative(target);
   Status m = flushMessages(target);
   if (st.isOk()) st = m;

@@ -300,10 +300,13 @@ int groupSync(MPI_Group group, int assert, MPI_Win win, bool post, const char* f
   return done(w, post ? w->post(g, assert) : w->start(g, assert), fn);
 }
 
-int rankArg(Window* w, int rank, const char* fn) {
-  if (rank < 0 || rank >= w->size())
-    return raiseWin(w, errorf(MPI_ERR_RANK, "rank %d is not in the window (size %d)", rank,
-                              w->size()), fn);
+[[gnu::cold, gnu::noinline]] int badRank(Window* w, int rank, const char* fn) {
+  return raiseWin(w, errorf(MPI_ERR_RANK, "rank %d is not in the window (size %d)", rank,
+                            w->size()), fn);
+}
+inline int rankArg(Window* w, int rank, const char* fn) {
+  if (rank < 0 || rank >= w->size()) [[unlikely]]
+    return badRank(w, rank, fn);
   return MPI_SUCCESS;
 }
 
@@ -392,7 +395,7 @@ extern "C" int PMPI_Win_unlock_all(MPI_Win win) {
 LOOM_WEAK_ALIAS(MPI_Win_unlock_all)
 
 namespace {
-int flushRank(int rank, MPI_Win win, const char* fn) {
+[[gnu::always_inline]] inline int flushRank(int rank, MPI_Win win, const char* fn) {
   WIN_ENTRY(w, fn);
   if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
   if ((rc = rankArg(w, rank, fn))) return rc;

@@ -438,8 +438,16 @@ struct Table {
 
 }  // namespace
 
-Datatype* predefinedDatatype(uintptr_t abiValue) {
+namespace detail {
+Datatype* const* gPredefinedTable = nullptr;
+}  // namespace detail
+
+Datatype* predefinedDatatypeSlow(uintptr_t abiValue) {
   static const Table table;  // built once, never freed (handles stay valid to exit)
+  static_assert(kTableSize == 0x100, "predefinedDatatype (datatype.h) assumes 0x100 handles");
+  // (Published after the table is built: a thread that sees the pointer
+  // sees the slots; the static's guard orders concurrent first calls.)
+  __atomic_store_n(&detail::gPredefinedTable, table.slot.data(), __ATOMIC_RELEASE);
   if (abiValue < 0x200 || abiValue >= 0x200 + kTableSize) return nullptr;
   return table.slot[abiValue - 0x200];
 }

@@ -280,7 +280,18 @@ class Datatype : public HandlePool<Datatype> {
 
 // The predefined type with ABI handle value `abiValue` (0x209 for MPI_INT),
 // or nullptr when the value names none (MPI_DATATYPE_NULL included).
-Datatype* predefinedDatatype(uintptr_t abiValue);
+Datatype* predefinedDatatypeSlow(uintptr_t abiValue);
+namespace detail {
+// The table of predefined types once built (nullptr before): handles
+// 0x200..0x2ff. Every call that takes a datatype looks one up.
+extern Datatype* const* gPredefinedTable;
+}  // namespace detail
+inline Datatype* predefinedDatatype(uintptr_t abiValue) {
+  if (Datatype* const* t = __atomic_load_n(&detail::gPredefinedTable, __ATOMIC_ACQUIRE))
+      [[likely]]
+    return abiValue - 0x200 < 0x100 ? t[abiValue - 0x200] : nullptr;
+  return predefinedDatatypeSlow(abiValue);
+}
 
 // --- Constructors. Each checks its arguments (MPI_ERR_COUNT for a negative
 // count, MPI_ERR_ARG for other bad values), and on success stores in *out a

@@ -15,7 +15,13 @@
  *   MPI_Win_lock(MPI_LOCK_EXCLUSIVE) 500 times by every rank;
  * - a spin lock made of MPI_Compare_and_swap guarding a counter updated by
  *   MPI_Get_accumulate(MPI_NO_OP) + MPI_Accumulate(MPI_REPLACE): the lock
- *   is always found held by its owner on release, no update is lost. */
+ *   is always found held by its owner on release, no update is lost;
+ * - MPI_Fetch_and_op with SUM, REPLACE, NO_OP and PROD on every rank's own
+ *   slot of rank 0's window, for int, unsigned, int64_t, uint64_t, float,
+ *   double and short: exact values, int and int64_t sums that wrap. */
+#include <limits.h>
+#include <stdint.h>
+
 #include "rma_checks.h"
 
 static int me, np;
@@ -243,6 +249,51 @@ static void spinLock(void) {
   OK(MPI_Win_unlock_all(cwin));
 }
 
+/* Every rank on its own 8-byte-aligned 16-byte slot of rank 0's window:
+ * fetched values and the final value exact for each op and type. */
+#define FOP_TYPE(T, MT, START, ADD, WANT_SUM)                                    \
+  do {                                                                         \
+    T* slot = (T*)(fbase + 16 * me);                                           \
+    T v = (START), one = (ADD), old = 0, rep = (T)(me + 3), two = 2;           \
+    MPI_Aint at = 16 * me;                                                     \
+    OK(MPI_Put(&v, 1, MT, 0, at, 1, MT, fwin));                                \
+    OK(MPI_Win_flush(0, fwin));                                                \
+    OK(MPI_Fetch_and_op(&one, &old, MT, 0, at, MPI_SUM, fwin));                \
+    OK(MPI_Win_flush(0, fwin));                                                \
+    CHECK(old == (T)(START));                                                  \
+    OK(MPI_Fetch_and_op(NULL, &old, MT, 0, at, MPI_NO_OP, fwin));              \
+    OK(MPI_Win_flush(0, fwin));                                                \
+    CHECK(old == (T)(WANT_SUM));                                               \
+    OK(MPI_Fetch_and_op(&rep, &old, MT, 0, at, MPI_REPLACE, fwin));            \
+    OK(MPI_Win_flush(0, fwin));                                                \
+    CHECK(old == (T)(WANT_SUM));                                               \
+    OK(MPI_Fetch_and_op(&two, &old, MT, 0, at, MPI_PROD, fwin));               \
+    OK(MPI_Win_flush(0, fwin));                                                \
+    CHECK(old == rep);                                                         \
+    OK(MPI_Fetch_and_op(NULL, &old, MT, 0, at, MPI_NO_OP, fwin));              \
+    OK(MPI_Win_flush(0, fwin));                                                \
+    CHECK(old == (T)(2 * rep));                                                \
+    if (me == 0) CHECK(*slot == (T)(2 * rep));                                 \
+  } while (0)
+
+static void fetchOpTypes(void) {
+  char* fbase;
+  MPI_Win fwin;
+  OK(MPI_Win_allocate(me == 0 ? 16 * (MPI_Aint)np : 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &fbase,
+                      &fwin));
+  OK(MPI_Win_set_errhandler(fwin, MPI_ERRORS_RETURN));
+  OK(MPI_Win_lock_all(0, fwin));
+  FOP_TYPE(int, MPI_INT, INT_MAX, 1, INT_MIN);
+  FOP_TYPE(unsigned, MPI_UNSIGNED, 7u + me, 5u, 12u + me);
+  FOP_TYPE(int64_t, MPI_INT64_T, INT64_MAX, 1, INT64_MIN);
+  FOP_TYPE(uint64_t, MPI_UINT64_T, UINT64_MAX, 2, 1);
+  FOP_TYPE(float, MPI_FLOAT, 1.5f + me, 0.25f, 1.75f + me);
+  FOP_TYPE(double, MPI_DOUBLE, -2.5 - me, 1.0, -1.5 - me);
+  FOP_TYPE(short, MPI_SHORT, 100 + me, -7, 93 + me);
+  OK(MPI_Win_unlock_all(fwin));
+  OK(MPI_Win_free(&fwin));
+}
+
 int main(int argc, char** argv) {
   prog = "rma_atomic";
   OK(MPI_Init(&argc, &argv));
@@ -251,6 +302,7 @@ int main(int argc, char** argv) {
   OK(MPI_Comm_size(MPI_COMM_WORLD, &np));
   wrank = me;
   accumulates();
+  fetchOpTypes();
   /* The counters live on rank 0; the other ranks' windows are empty. */
   OK(MPI_Win_allocate(me == 0 ? 4 * (MPI_Aint)sizeof(long long) : 0, sizeof(long long),
                       MPI_INFO_NULL, MPI_COMM_WORLD, &cnt, &cwin));
