@@ -142,6 +142,9 @@ constexpr Param kParams[] = {
     {"LOOM_DEVICE_MOCK", "0",
      "For tests: the mock device (memfd memory the program sees PROT_NONE, allocated through "
      "loom_mock_device_malloc) instead of CUDA, in any build"},
+    {"LOOM_DEVICE_MOCK_IPC_FAIL", "none",
+     "For tests: make the mock device refuse IPC, to exercise the fallbacks: get (no handle "
+     "for the sender's buffer), open (the receiver cannot map it), none"},
     {"LOOM_DEVICE_MEMKIND_CACHE", "1",
      "Remember which pointers are host memory (by page) and which are device allocations (by "
      "range), so small host messages cost no driver call; 0 asks the driver every time"},
