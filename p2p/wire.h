@@ -6,7 +6,7 @@
 
 namespace loom::p2p {
 
-// Record kinds. The first four carry a message to be matched (the protocol
+// Record kinds. Those below 8 carry a message to be matched (the protocol
 // that message uses); the others are protocol control and are never matched.
 enum class Kind : uint8_t {
   kInline = 0,        // payload in the header's cache line
