@@ -32,6 +32,13 @@ struct Counters {
   // a new peak (resetUnexpectedPeak).
   uint64_t unexpectedLength = 0;
   uint64_t unexpectedPeak = 0;
+  // Device buffers (p2p/device_path.h): which path each message took.
+  uint64_t deviceIpcReceived = 0;     // received by one copy from a mapped peer buffer
+  uint64_t deviceIpcMapped = 0;       // peer allocations mapped (IPC cache misses)
+  uint64_t deviceIpcDeclined = 0;     // IPC requests answered with the pipeline instead
+  uint64_t deviceChunkedSent = 0;     // sent from a device buffer through chunk slots
+  uint64_t deviceChunkedReceived = 0; // received into a device buffer through chunk slots
+  uint64_t deviceStagedWhole = 0;     // sends and receives staged whole (host twin)
 };
 
 inline Counters gCounters;

@@ -10,6 +10,9 @@
 //   rndv-pipeline  send kRtsPipeline; on the receiver's kCts stream kData
 //                  chunks (packed straight into the ring); done when the last
 //                  chunk is in the ring
+//   rndv-ipc       a device buffer on this node: send kRtsIpc {IPC handle};
+//                  the receiver copies from it and answers kFin (or kCts:
+//                  then as rndv-pipeline). Device paths: device_path.h
 // A record that does not fit (ring full) waits in the peer's outgoing queue,
 // which progress drains in order, so messages to a peer never overtake.
 //
@@ -29,6 +32,7 @@
 #include "core/progress.h"
 #include "p2p/copy.h"
 #include "p2p/counters.h"
+#include "p2p/device_path.h"
 #include "p2p/dtview.h"
 #include "p2p/match.h"
 #include "p2p/p2p.h"
@@ -51,6 +55,8 @@ enum class NtMode : uint8_t { kNever, kAlways, kAuto };
 
 // Receive-side hint bit (never sent): this receive's cost feeds E.choice.
 constexpr uint8_t kHintMeasured = 0x80;
+// (0x40 is dev::kHintDevice: a device buffer on a native path.)
+using dev::kHintDevice;
 
 // One entry of a peer's outgoing queue: a send still moving, or a control
 // record that did not fit.
@@ -159,20 +165,27 @@ bool pushSend(Request* r) {
       }
       return true;
     }
-    auto* rts = static_cast<RtsBody*>(t->reserve(job, sizeof(RtsBody)));
+    const bool ipc = kind == Kind::kRtsIpc;
+    auto* rts = static_cast<RtsBody*>(t->reserve(job, ipc ? sizeof(dev::IpcRts) : sizeof(RtsBody)));
     if (!rts) return false;
     rts->remote = RemoteKey{};
     Kind sent = kind;
+    size_t body = sizeof(RtsBody);
     if (kind == Kind::kRtsGet && !t->expose(job, contiguousBase(r->type, r->buf), r->total,
                                             kExposeRead, &rts->remote, &r->scratch))
       sent = Kind::kRtsPipeline;  // the receiver asks for the data instead
-    t->commit(job, headerOf(r, sent), sizeof(RtsBody));
+    else if (ipc)
+      sent = dev::fillIpcRts(r, rts, &body);  // refused: kRtsPipeline, likewise
+    t->commit(job, headerOf(r, sent), body);
     countSent(t == E.shm ? kViaShm : kViaOfi, r->total);
     r->stage = kWaitReply;
     return true;
   }
   // kStreaming: the receiver matched; pack chunks straight into the ring.
   const size_t maxChunk = std::min(E.chunk, t->maxPayload());
+  if (r->hint & kHintDevice) [[unlikely]] {  // a device buffer, through pinned slots
+    if (!dev::streamSend(r, *t, maxChunk)) return false;
+  }
   const char* stream = r->hint & kFlagStream ? static_cast<const char*>(contiguousBase(r->type, r->buf))
                                               : nullptr;
   while (r->transferred < r->total) {
@@ -249,7 +262,9 @@ void failMismatched(Request* r, const MsgHeader& theirs) {
 // folded into it (irecvFold), streamed past the caches (kFlagStream, see
 // copy.h), or copied (unpacked).
 inline void land(Request* r, const void* in, size_t bytes, size_t offset) {
-  if (r->fold) [[unlikely]] {
+  if (r->hint & kHintDevice) [[unlikely]] {
+    dev::land(r, in, bytes, offset);
+  } else if (r->fold) [[unlikely]] {
     if (bytes) r->fold(in, static_cast<char*>(contiguousBase(r->type, r->buf)) + offset, bytes,
                        r->foldCtx, r->type);
   } else if ((r->hint & kFlagStream) && r->type->isContiguous()) {
@@ -311,20 +326,27 @@ void onReadDone(void* ctx, size_t bytes, int err) {
   (void)issueReads(r);
 }
 
-// A receive meets a rendezvous request.
-void deliverRts(Request* r, const MsgHeader& h, int srcJob, const RtsBody& rts) {
+// A receive meets a rendezvous request (`body`: RtsBody, or dev::IpcRts).
+void deliverRts(Request* r, const MsgHeader& h, int srcJob, const void* body) {
   setMatchedStatus(r, h);
   r->remoteRank = srcJob;
   r->remoteId = h.sreq;
   size_t m = std::min<size_t>(h.size, capacityOf(r));
   const Transport* t = transportTo(srcJob);
-  if (h.kind == Kind::kRtsGet && r->type->isContiguous() && !r->fold) {
+  const bool onDevice = r->hint & kHintDevice;
+  const Take take = selectTake(h.kind, r->type->isContiguous() && !r->fold,
+                               onDevice ? device::MemKind::kDevice : device::MemKind::kHost);
+  if (take == Take::kGet) {
+    RtsBody rts;
+    std::memcpy(&rts, body, sizeof rts);
     r->remoteAddr = rts.remote.addr;
     r->remoteKey = rts.remote.key;
     r->bytes = static_cast<int64_t>(m);
     r->transferred = 0;
     r->issued = 0;
     if (issueReads(r)) return;
+  } else if (take == Take::kIpc && dev::ipcTake(r, srcJob, body, m)) {
+    return;  // dev::poll completes it (onIpcDone)
   }
   r->transferred = 0;
   // Large messages may be streamed past the caches on both sides (copy.h,
@@ -332,8 +354,10 @@ void deliverRts(Request* r, const MsgHeader& h, int srcJob, const RtsBody& rts) 
   // A folding receive reduces each piece into its cached result: for it only
   // the sender streams (the ring then comes from memory, not from the other
   // cache), and only when measured cheaper (auto).
-  r->hint = 0;
-  if (E.ntMin && h.size >= E.ntMin && t == E.shm) {
+  r->hint &= kHintDevice;
+  if (onDevice) [[unlikely]] {
+    dev::prepareLanding(r, m, *t->limits);  // pinned slots, copied to the device as they fill
+  } else if (E.ntMin && h.size >= E.ntMin && t == E.shm) {
     if (E.ntMode == NtMode::kAuto) {
       r->hint = (E.choice[srcJob].pick(h.size) ? kFlagStream : 0) | kHintMeasured;
       r->startTicks = ticks();
@@ -345,6 +369,8 @@ void deliverRts(Request* r, const MsgHeader& h, int srcJob, const RtsBody& rts) 
 }
 
 void onData(Request* r, const MsgHeader& h, const void* payload, size_t n) {
+  if (h.flags & kFlagFailed) [[unlikely]]
+    dev::senderFailed(r);
   size_t offset = h.size;
   size_t cap = capacityOf(r);
   if (offset < cap) land(r, payload, std::min(n, cap - offset), offset);
@@ -363,13 +389,14 @@ void onRecord(int srcJob, const MsgHeader& h, const void* payload, size_t n) {
     case Kind::kInline:
     case Kind::kEager:
     case Kind::kRtsGet:
-    case Kind::kRtsPipeline: {
+    case Kind::kRtsPipeline:
+    case Kind::kRtsIpc: {
       countReceived(h.size);
       if (Request* r = E.match.takePosted(h)) {
         if (h.kind == Kind::kInline || h.kind == Kind::kEager)
           deliverEager(r, h, srcJob, payload);
         else
-          deliverRts(r, h, srcJob, *static_cast<const RtsBody*>(payload));
+          deliverRts(r, h, srcJob, payload);
         return;
       }
       if (h.sig) [[unlikely]] {
@@ -401,7 +428,7 @@ void onRecord(int srcJob, const MsgHeader& h, const void* payload, size_t n) {
     case Kind::kCts: {
       Request* r = Request::fromId(h.sreq);
       r->remoteId = h.size;
-      r->hint = h.flags & kFlagStream;
+      r->hint = (r->hint & kHintDevice) | (h.flags & kFlagStream);
       r->stage = kStreaming;
       if (E.outq[r->remoteRank].empty() && pushSend(r)) return;
       queueOut(r->remoteRank, OutItem{r, {}});
@@ -416,7 +443,9 @@ void onRecord(int srcJob, const MsgHeader& h, const void* payload, size_t n) {
 
 void deliverUnexpected(Request* r, Unexpected* u) {
   if (u->hdr.kind == Kind::kRtsGet || u->hdr.kind == Kind::kRtsPipeline)
-    deliverRts(r, u->hdr, u->srcJob, u->rts);
+    deliverRts(r, u->hdr, u->srcJob, &u->rts);
+  else if (u->hdr.kind == Kind::kRtsIpc)
+    deliverRts(r, u->hdr, u->srcJob, u->payload.get());
   else
     deliverEager(r, u->hdr, u->srcJob, u->payload.get());
   delete u;
@@ -464,11 +493,18 @@ void sendSelf(Request* r) {
 
 constexpr Handlers kHandlers{onRecord};
 
+// An IPC copy into a receive finished (dev::poll): the sender may go.
+void onIpcDone(Request* r) {
+  sendCtl(r->remoteRank, Kind::kFin, r->remoteId, 0);
+  r->finish();
+}
+
 int enginePoll(void*) {
   int events = 0;
   if (E.shm) events += shm::poll(onRecord);
   if (E.ofi) events += E.ofi->poll(kHandlers);
   if (!E.busy.empty()) events += drainOutgoing();
+  if (dev::gPending) [[unlikely]] events += dev::poll(onIpcDone);
   return events;
 }
 
@@ -494,6 +530,7 @@ Status setup(const JobInfo& job) {
   L.eagerMax = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_EAGER_MAX")));
   L.getMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_CMA_MIN")));
   L.rndv = parseRndv("LOOM_SHM_RNDV");
+  setDeviceLimits(&L, true);
   E.chunk = static_cast<size_t>(std::max<int64_t>(64, params::getInt("LOOM_SHM_PIPELINE_CHUNK")));
   E.ntMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_NT_MIN")));
   E.ntMode = parseNt(params::getString("LOOM_SHM_NT"));
@@ -565,7 +602,7 @@ const Transport* detail::network() {
 }
 
 bool drained() {
-  if (!E.busy.empty()) return false;
+  if (!E.busy.empty() || dev::gPending) return false;
 #if LOOM_HAVE_OFI
   if (E.ofi && !ofi::idle()) return false;
 #endif
@@ -574,6 +611,7 @@ bool drained() {
 
 Status finalize() {
   progress::remove(enginePoll, nullptr);
+  dev::finalize();
   shm::finalize();
 #if LOOM_HAVE_OFI
   if (E.ofi) ofi::finalize();
@@ -582,20 +620,6 @@ Status finalize() {
   E.ready = false;
   return Status::ok();
 }
-
-namespace {
-std::string describeLimits(const char* name, const ProtocolLimits& L, size_t chunk) {
-  char buf[320];
-  std::snprintf(buf, sizeof buf,
-                "%s: inline <= %zu B, eager <= %zu B, rendezvous %s (reads %s from %zu B, "
-                "%zu B pieces x %d), pipeline chunks of %zu B",
-                name, L.inlineMax, std::min(L.eagerMax, L.maxPayload),
-                L.rndv == RndvMode::kAuto ? "auto" : L.rndv == RndvMode::kGet ? "get" : "pipeline",
-                L.get ? "on" : "off", L.getMin, L.readChunk, L.readDepth,
-                std::min(chunk, L.maxPayload));
-  return buf;
-}
-}  // namespace
 
 std::string describe() {
   std::string out = describeLimits("shm", *E.shmLim, E.chunk);
@@ -607,6 +631,7 @@ std::string describe() {
                 E.ntMin);
   out += buf;
   if (E.ofi) out += "; " + describeLimits("ofi", *E.ofi->limits, E.chunk);
+  if (device::active()) out += "; " + describeDeviceLimits(*E.shmLim);
   return out;
 }
 
@@ -716,12 +741,11 @@ Status start(Request* r) {
     if (r->type && !r->type->isPredefined()) r->type->retain();
     r->holdsRefs = true;
   }
-  // Device buffers: every send and receive, whatever called it (MPI_Send,
-  // persistent and partitioned requests, collective schedules) runs on a
-  // host twin from here on; Request::finish copies a receive back.
-  if (device::active()) [[unlikely]]
-    LOOM_TRY(device::stageRequest(r, r->kind == ReqKind::kSend || r->fold));
+  // Device buffers (any caller: MPI_Send, persistent and partitioned
+  // requests, schedules) take a native path (device_path.h) or a host twin.
   if (r->kind == ReqKind::kRecv) {
+    if (device::active()) [[unlikely]]
+      LOOM_TRY(dev::prepareRecv(r));
     r->statusSource = MPI_ANY_SOURCE;
     r->statusTag = MPI_ANY_TAG;
     uint32_t ctx = contextOf(r->comm, r->channel);
@@ -738,14 +762,19 @@ Status start(Request* r) {
   r->total = static_cast<size_t>(r->count) * typeSize(r->type);
   r->remoteRank = r->comm->worldRank(r->peer);
   if (r->remoteRank == E.me) {
+    if (device::active()) [[unlikely]]
+      LOOM_TRY(device::stageRequest(r, true));  // handed over on the host
     sendSelf(r);
     return Status::ok();
   }
   const Transport* t = transportTo(r->remoteRank);
   if (!t) return errorf(MPI_ERR_INTERN, "no transport reaches rank %d", r->remoteRank);
   r->scratch = nullptr;
-  r->protocol = static_cast<uint8_t>(
-      selectProtocol(r->total, r->type->isContiguous(), *t->limits));
+  if (device::active()) [[unlikely]]
+    LOOM_TRY(dev::prepareSend(r, *t->limits));  // sets r->protocol by memory kind
+  else
+    r->protocol = static_cast<uint8_t>(
+        selectProtocol(r->total, r->type->isContiguous(), *t->limits));
   if (E.outq[r->remoteRank].empty() && pushSend(r)) return Status::ok();
   queueOut(r->remoteRank, OutItem{r, {}});
   return Status::ok();
@@ -777,7 +806,7 @@ Status imrecv(void* buf, int64_t count, Datatype* type, Message* msg, Request** 
   r->active = true;
   *out = r;
   // A device buffer without host memory to stage it: the receive fails, the message is lost.
-  if (Status st = device::active() ? device::stageRequest(r, false) : Status(); !st.isOk()) {
+  if (Status st = device::active() ? dev::prepareRecv(r) : Status(); !st.isOk()) {
     r->statusError = st.code();
     r->error = std::move(st);
     delete msg;

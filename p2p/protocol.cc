@@ -1,6 +1,7 @@
 #include "p2p/protocol.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "core/log.h"
@@ -26,6 +27,58 @@ Kind selectProtocol(size_t bytes, bool contiguous, const ProtocolLimits& lim) {
   return getPossible && bytes >= lim.getMin ? Kind::kRtsGet : Kind::kRtsPipeline;
 }
 
+Protocol selectProtocol(size_t bytes, bool contiguous, device::MemKind mem,
+                        const ProtocolLimits& lim) {
+  if (mem == device::MemKind::kHost)
+    return {selectProtocol(bytes, contiguous, lim), Staging::kNone};
+  // A device range is one piece only when the type is contiguous; an empty
+  // message has nothing to copy.
+  if (contiguous && bytes > 0) {
+    if (lim.ipc && bytes >= lim.ipcMin) return {Kind::kRtsIpc, Staging::kNone};
+    // Eager messages travel in one record: staged whole, they cost one
+    // device copy either way.
+    const size_t eager = std::min(lim.eagerMax, lim.maxPayload);
+    if (bytes > eager && bytes >= lim.devPipelineMin)
+      return {Kind::kRtsPipeline, Staging::kChunked};
+  }
+  return {selectProtocol(bytes, contiguous, lim), Staging::kWhole};
+}
+
+size_t deviceChunk(size_t bytes, const ProtocolLimits& lim) {
+  if (bytes < lim.devPipelineMin || lim.devChunk == 0) return std::max<size_t>(bytes, 1);
+  return lim.devChunk;
+}
+
+void setDeviceLimits(ProtocolLimits* lim, bool sameNode) {
+  auto size = [](const char* name, int64_t floor) {
+    return static_cast<size_t>(std::max<int64_t>(floor, params::getInt(name)));
+  };
+  lim->ipc = sameNode && params::getBool("LOOM_DEVICE_IPC");
+  lim->ipcMin = size("LOOM_DEVICE_IPC_MIN", 1);
+  lim->devPipelineMin = size("LOOM_DEVICE_PIPELINE_MIN", 1);
+  lim->devChunk = size("LOOM_DEVICE_PIPELINE_CHUNK", 4096);
+}
+
+std::string describeLimits(const char* name, const ProtocolLimits& L, size_t chunk) {
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "%s: inline <= %zu B, eager <= %zu B, rendezvous %s (reads %s from %zu B, "
+                "%zu B pieces x %d), pipeline chunks of %zu B",
+                name, L.inlineMax, std::min(L.eagerMax, L.maxPayload),
+                L.rndv == RndvMode::kAuto ? "auto" : L.rndv == RndvMode::kGet ? "get" : "pipeline",
+                L.get ? "on" : "off", L.getMin, L.readChunk, L.readDepth,
+                std::min(chunk, L.maxPayload));
+  return buf;
+}
+
+std::string describeDeviceLimits(const ProtocolLimits& L) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                "device buffers: IPC %s from %zu B, staged in chunks of %zu B from %zu B",
+                L.ipc ? "on" : "off", L.ipcMin, L.devChunk, L.devPipelineMin);
+  return buf;
+}
+
 RndvMode parseRndv(const char* param) {
   const std::string v = params::getString(param);
   if (v == "get") return RndvMode::kGet;
@@ -40,6 +93,7 @@ const char* kindName(Kind k) {
     case Kind::kEager: return "eager";
     case Kind::kRtsGet: return "rndv-get";
     case Kind::kRtsPipeline: return "rndv-pipeline";
+    case Kind::kRtsIpc: return "rndv-ipc";
     case Kind::kAck: return "ack";
     case Kind::kCts: return "cts";
     case Kind::kData: return "data";

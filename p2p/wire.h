@@ -6,13 +6,15 @@
 
 namespace loom::p2p {
 
-// Record kinds. The first four carry a message to be matched (the protocol
+// Record kinds. Those below 8 carry a message to be matched (the protocol
 // that message uses); the others are protocol control and are never matched.
 enum class Kind : uint8_t {
   kInline = 0,        // payload in the header's cache line
   kEager = 1,         // payload follows the header
   kRtsGet = 2,        // rendezvous request; receiver may read the sender's buffer
   kRtsPipeline = 3,   // rendezvous request; receiver must ask for the data
+  kRtsIpc = 4,        // rendezvous request for a device buffer on this node: the
+                      // receiver maps it (IpcRts) and copies, or asks for the data
   kAck = 8,           // matched: completes a synchronous eager send
   kCts = 9,           // clear to send: stream the data (pipeline)
   kData = 10,         // one chunk of a pipelined message
@@ -24,6 +26,8 @@ inline bool isMatched(Kind k) { return static_cast<uint8_t>(k) < 8; }
 enum : uint8_t {
   kFlagSync = 1,    // matched message: synchronous send, answer with kAck
   kFlagStream = 2,  // kCts: copy this message with non-temporal stores (both sides)
+  kFlagFailed = 4,  // kData: the sender could not read these bytes (a device copy
+                    // failed); the receive fails with MPI_ERR_OTHER
 };
 
 struct MsgHeader {

@@ -6,7 +6,9 @@
  * buffer slot); both wait for all of them, then rank 1 returns a 4-byte
  * acknowledgement so the timing covers delivery.  Reported value:
  * bytes moved / elapsed time in MB/s (1 MB = 10^6 bytes).
+ * --mem device: send and receive buffers in device memory (common.h).
  */
+#define BENCH_MEM_DEVICE 1
 #include "common.h"
 
 #define WINDOW 64
@@ -15,7 +17,7 @@ int main(int argc, char **argv)
 {
     MPI_Request req[WINDOW];
     size_t size;
-    char *sbuf, *rbuf;
+    char *sbuf, *rbuf, *check;
     int ack = 0;
 
     MPI_Init(&argc, &argv);
@@ -25,8 +27,9 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     /* Sends may share one buffer (read-only); receives get distinct slots. */
-    sbuf = bench_alloc(bench_o.max_size);
-    rbuf = bench_alloc(bench_o.rank == 1 ? bench_o.max_size * WINDOW : 1);
+    sbuf = bench_buf(bench_o.max_size);
+    rbuf = bench_buf(bench_o.rank == 1 ? bench_o.max_size * WINDOW : 1);
+    check = bench_alloc(bench_o.max_size); /* host view of either for --check */
     bench_header("bw", "size(B)  bandwidth");
 
     for (size = bench_first_size(); size <= bench_o.max_size; size = bench_next_size(size)) {
@@ -34,7 +37,10 @@ int main(int argc, char **argv)
         int count = (int)size;
         double t0 = 0.0;
 
-        if (bench_o.rank == 0 && bench_o.check) bench_fill(sbuf, size, 11);
+        if (bench_o.rank == 0 && bench_o.check) {
+            bench_fill(check, size, 11);
+            bench_copy(sbuf, check, size);
+        }
         MPI_Barrier(MPI_COMM_WORLD);
         if (bench_o.rank == 0) {
             for (i = 0; i < warm + iters; i++) {
@@ -53,11 +59,15 @@ int main(int argc, char **argv)
                 MPI_Send(&ack, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
             }
             if (bench_o.check)
-                for (w = 0; w < WINDOW; w++) bench_verify(rbuf + (size_t)w * size, size, 11, "bw payload");
+                for (w = 0; w < WINDOW; w++) {
+                    bench_copy(check, rbuf + (size_t)w * size, size);
+                    bench_verify(check, size, 11, "bw payload");
+                }
         }
     }
-    free(sbuf);
-    free(rbuf);
+    bench_buf_free(sbuf);
+    bench_buf_free(rbuf);
+    free(check);
     MPI_Finalize();
     return 0;
 }

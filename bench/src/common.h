@@ -15,6 +15,11 @@
  *   --csv              print "bench,impl,ranks,size,value,unit" lines
  *   --op NAME          collective to time (coll only)
  *   --impl NAME        label used in CSV output (default: BENCH_IMPL)
+ *   --mem host|device  where the message buffers live (latency and bw, which
+ *                      define BENCH_MEM_DEVICE); device:
+ *                      cudaMalloc when built with -DBENCH_CUDA and a GPU is
+ *                      there, else Loom's mock device when LOOM_DEVICE_MOCK=1
+ *                      (correctness only), else "skipped: no device", exit 0
  * Sizes accept K/M/G suffixes (powers of 1024).
  */
 #ifndef LOOM_BENCH_COMMON_H
@@ -24,6 +29,7 @@
 #define _POSIX_C_SOURCE 200112L /* posix_memalign */
 #endif
 
+#include <dlfcn.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +39,9 @@
 #ifndef BENCH_IMPL
 #define BENCH_IMPL "unknown"
 #endif
+#ifdef BENCH_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 struct bench_opts {
     size_t min_size, max_size;
@@ -40,6 +49,7 @@ struct bench_opts {
     int check, csv;
     const char *op;
     const char *impl;
+    int device;             /* --mem device */
     int rank, nranks;
 };
 
@@ -65,10 +75,13 @@ static inline size_t bench_parse_size(const char *s)
 static inline void bench_usage(const char *prog)
 {
     printf("usage: %s [--min-size B] [--max-size B] [--iters N] [--warmup N]\n"
-           "       [--check] [--csv] [--op NAME] [--impl NAME]\n", prog);
+           "       [--check] [--csv] [--op NAME] [--impl NAME] [--mem host|device]\n", prog);
 }
 
-/* Call right after MPI_Init.  Unknown options abort with exit code 2. */
+static inline void bench_dev_init(void);
+
+/* Call right after MPI_Init.  Unknown options abort with exit code 2; with
+ * --mem device and no device every rank exits here (0). */
 static inline void bench_init(int argc, char **argv, size_t def_min, size_t def_max)
 {
     struct bench_opts *o = &bench_o;
@@ -100,6 +113,10 @@ static inline void bench_init(int argc, char **argv, size_t def_min, size_t def_
         else if (!strcmp(a, "--warmup")) o->warmup = atoi(v);
         else if (!strcmp(a, "--op")) o->op = v;
         else if (!strcmp(a, "--impl")) o->impl = v;
+#ifdef BENCH_MEM_DEVICE /* the programs that allocate through bench_buf */
+        else if (!strcmp(a, "--mem") && (!strcmp(v, "host") || !strcmp(v, "device")))
+            o->device = !strcmp(v, "device");
+#endif
         else {
             if (o->rank == 0) fprintf(stderr, "%s: unknown option '%s'\n", argv[0], a);
             MPI_Abort(MPI_COMM_WORLD, 2);
@@ -107,6 +124,7 @@ static inline void bench_init(int argc, char **argv, size_t def_min, size_t def_
         i += takes;
     }
     if (o->min_size > o->max_size) o->max_size = o->min_size;
+    if (o->device) bench_dev_init();
 }
 
 /* Size loop helpers: powers of two from min_size to max_size (0 stays 0). */
@@ -138,6 +156,112 @@ static inline void *bench_alloc(size_t bytes)
     }
     memset(p, 0, bytes);
     return p;
+}
+
+/*
+ * Device buffers (--mem device).  The device is picked once by
+ * bench_dev_init(): CUDA (one device per rank of a node, round robin) when
+ * the program was built with -DBENCH_CUDA and a device is there; otherwise
+ * Loom's mock device (its test hooks, found with dlsym, so the program
+ * still builds and runs against any MPI) when LOOM_DEVICE_MOCK=1; otherwise
+ * none: rank 0 prints "skipped: no device" and every rank exits 0.
+ * Only MPIs that take device pointers can run this mode (Open MPI and
+ * MPICH as Debian builds them are not CUDA-aware).
+ */
+enum { BENCH_DEV_NONE, BENCH_DEV_CUDA, BENCH_DEV_MOCK };
+static int bench_dev_kind = BENCH_DEV_NONE;
+static void *(*bench_mock_malloc)(size_t);
+static void (*bench_mock_free)(void *);
+static void (*bench_mock_memcpy)(void *, const void *, size_t);
+
+static inline void bench_dev_init(void)
+{
+    const char *mock = getenv("LOOM_DEVICE_MOCK");
+    const int want_mock = mock && !strcmp(mock, "1");
+    int have = 0, all = 0;
+#ifdef BENCH_CUDA
+    MPI_Comm node;
+    int local = 0, n = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    if (!want_mock && cudaGetDeviceCount(&n) == cudaSuccess && n > 0 &&
+        cudaSetDevice(local % n) == cudaSuccess) {
+        bench_dev_kind = BENCH_DEV_CUDA;
+        have = 1;
+    }
+#endif
+    if (!have && want_mock) {
+        void *self = dlopen(NULL, RTLD_LAZY);
+        if (self) {
+            *(void **)&bench_mock_malloc = dlsym(self, "loom_mock_device_malloc");
+            *(void **)&bench_mock_free = dlsym(self, "loom_mock_device_free");
+            *(void **)&bench_mock_memcpy = dlsym(self, "loom_mock_device_memcpy");
+        }
+        if (bench_mock_malloc && bench_mock_free && bench_mock_memcpy) {
+            bench_dev_kind = BENCH_DEV_MOCK;
+            have = 1;
+        }
+    }
+    /* Every rank or none: a pair with one host side would measure something else. */
+    MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        if (bench_o.rank == 0) {
+            printf("skipped: no device\n");
+            fflush(stdout);
+        }
+        MPI_Finalize();
+        exit(0);
+    }
+    if (bench_dev_kind == BENCH_DEV_MOCK && bench_o.rank == 0)
+        fprintf(stderr, "# device buffers: Loom's mock device (LOOM_DEVICE_MOCK=1): "
+                        "correctness only, its speed means nothing\n");
+}
+
+/* A message buffer: device memory with --mem device, else host memory. */
+static inline void *bench_buf(size_t bytes)
+{
+    void *p = NULL;
+    if (!bench_o.device) return bench_alloc(bytes);
+    if (bytes == 0) bytes = 1;
+#ifdef BENCH_CUDA
+    if (bench_dev_kind == BENCH_DEV_CUDA && cudaMalloc(&p, bytes) != cudaSuccess) p = NULL;
+#endif
+    if (bench_dev_kind == BENCH_DEV_MOCK) p = bench_mock_malloc(bytes);
+    if (!p) {
+        fprintf(stderr, "rank %d: cannot allocate %zu bytes of device memory\n", bench_o.rank, bytes);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    return p;
+}
+
+static inline void bench_buf_free(void *p)
+{
+    if (!bench_o.device) {
+        free(p);
+        return;
+    }
+#ifdef BENCH_CUDA
+    if (bench_dev_kind == BENCH_DEV_CUDA) cudaFree(p);
+#endif
+    if (bench_dev_kind == BENCH_DEV_MOCK) bench_mock_free(p);
+}
+
+/* Copies between a message buffer (either kind) and host memory. */
+static inline void bench_copy(void *dst, const void *src, size_t n)
+{
+    if (!n) return;
+    if (!bench_o.device) {
+        memcpy(dst, src, n);
+        return;
+    }
+#ifdef BENCH_CUDA
+    if (bench_dev_kind == BENCH_DEV_CUDA) {
+        cudaMemcpy(dst, src, n, cudaMemcpyDefault);
+        return;
+    }
+#endif
+    bench_mock_memcpy(dst, src, n);
 }
 
 /* Deterministic byte pattern, different for each (seed, position). */

@@ -4,13 +4,15 @@
  * Rank 0 sends a message to rank 1, which sends it straight back.  The
  * reported value is the one-way latency: half of the average round trip,
  * in microseconds.  Ranks other than 0 and 1 only take part in barriers.
+ * --mem device: both buffers in device memory (common.h).
  */
+#define BENCH_MEM_DEVICE 1
 #include "common.h"
 
 int main(int argc, char **argv)
 {
     size_t size;
-    char *sbuf, *rbuf;
+    char *sbuf, *rbuf, *check;
     int peer;
 
     MPI_Init(&argc, &argv);
@@ -20,8 +22,9 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     peer = 1 - bench_o.rank;
-    sbuf = bench_alloc(bench_o.max_size);
-    rbuf = bench_alloc(bench_o.max_size);
+    sbuf = bench_buf(bench_o.max_size);
+    rbuf = bench_buf(bench_o.max_size);
+    check = bench_alloc(bench_o.max_size); /* host view of either for --check */
     bench_header("latency", "size(B)  one-way latency");
 
     for (size = bench_first_size(); size <= bench_o.max_size; size = bench_next_size(size)) {
@@ -31,8 +34,10 @@ int main(int argc, char **argv)
 
         if (bench_o.check && bench_o.rank < 2) {
             /* One verified exchange per size, before timing. */
-            bench_fill(sbuf, size, bench_o.rank + 1);
-            memset(rbuf, 0, size);
+            bench_fill(check, size, bench_o.rank + 1);
+            bench_copy(sbuf, check, size);
+            memset(check, 0, size);
+            bench_copy(rbuf, check, size);
             if (bench_o.rank == 0) {
                 MPI_Send(sbuf, count, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
                 MPI_Recv(rbuf, count, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -40,7 +45,8 @@ int main(int argc, char **argv)
                 MPI_Recv(rbuf, count, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 MPI_Send(sbuf, count, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
             }
-            bench_verify(rbuf, size, peer + 1, "latency payload");
+            bench_copy(check, rbuf, size);
+            bench_verify(check, size, peer + 1, "latency payload");
         }
 
         MPI_Barrier(MPI_COMM_WORLD);
@@ -58,8 +64,9 @@ int main(int argc, char **argv)
             }
         }
     }
-    free(sbuf);
-    free(rbuf);
+    bench_buf_free(sbuf);
+    bench_buf_free(rbuf);
+    free(check);
     MPI_Finalize();
     return 0;
 }

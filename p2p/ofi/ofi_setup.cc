@@ -192,6 +192,7 @@ Status setup(const Config& cfg) {
   L.rndv = parseRndv("LOOM_OFI_RNDV");
   L.readChunk = sizeParam("LOOM_OFI_RNDV_CHUNK", 4096);
   L.readDepth = static_cast<int>(sizeParam("LOOM_OFI_RNDV_DEPTH", 1));
+  setDeviceLimits(&L, false);  // device buffers between nodes: staged (no FI_HMEM here)
   progress::setIdleWait(idleWait);
   log::debug("p2p",
              "ofi: provider %s (fabric %s, domain %s), libfabric loaded in %.0f ms, "

@@ -7,6 +7,8 @@
 //   loom_p2p_bytes_received                 COUNTER   their bytes
 //   loom_p2p_unexpected_length              LEVEL     messages waiting for a receive now
 //   loom_p2p_unexpected_peak                HIGHWATERMARK  the most that ever waited
+//   loom_p2p_device_*                       COUNTER   which path device buffers took
+//                                                     (p2p/device_path.h, docs/gpu.md)
 //
 // Semantics (MPI 5.0 §15.3.7): the counters and the high-water mark are
 // not continuous: a handle starts stopped; while started it accumulates,
@@ -85,6 +87,32 @@ constexpr Pvar kPvars[] = {
      "high-water mark)",
      MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_VERBOSITY_TUNER_BASIC, false, false,
      [] { return gCounters.unexpectedPeak; }},
+    {"loom_p2p_device_ipc_received",
+     "Messages received from a device buffer of this node by one copy from the mapped peer "
+     "allocation (CUDA IPC)",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL, false, false,
+     [] { return gCounters.deviceIpcReceived; }},
+    {"loom_p2p_device_ipc_mapped",
+     "Peer device allocations mapped for CUDA IPC (misses of the cache of mappings)",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL, false, false,
+     [] { return gCounters.deviceIpcMapped; }},
+    {"loom_p2p_device_ipc_declined",
+     "CUDA IPC requests this rank could not map, answered with the staged pipeline",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL, false, false,
+     [] { return gCounters.deviceIpcDeclined; }},
+    {"loom_p2p_device_chunked_sent",
+     "Messages sent from device buffers through pinned chunks (device copies overlapping "
+     "the transport)",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL, false, false,
+     [] { return gCounters.deviceChunkedSent; }},
+    {"loom_p2p_device_chunked_received",
+     "Messages received into device buffers through pinned chunks",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL, false, false,
+     [] { return gCounters.deviceChunkedReceived; }},
+    {"loom_p2p_device_staged_whole",
+     "Sends and receives whose device buffer was staged whole through a host copy",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL, false, false,
+     [] { return gCounters.deviceStagedWhole; }},
 };
 constexpr int kNumPvars = sizeof kPvars / sizeof kPvars[0];
 

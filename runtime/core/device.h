@@ -96,9 +96,10 @@ Status copy(void* dst, const void* src, size_t n);
 // spitch (pitches >= width). A strided run of a datatype in one call.
 Status copy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t rows);
 
-// Asynchronous copies on a stream, and a fence to wait for them (for
-// pipelining later). A null stream is the backend's default stream. The
-// mock copies at once and its fences are always passed.
+// Asynchronous copies on a stream, and a fence to wait for them (the
+// chunked staging of core/device_pipe.h, IPC copies). A null stream is the
+// backend's default stream. The mock copies at once and its fences are
+// always passed.
 struct Stream {
   void* h = nullptr;
 };
@@ -131,7 +132,10 @@ void hostFree(void* p);
 void* hostAlias(const void* p);
 
 // --- IPC: a handle another process of the node opens to map the same
-// device memory (for an on-node rendezvous later).
+// device memory (the on-node rendezvous, p2p/device_path.h). The handle's
+// bytes name the allocation: a new allocation gets new bytes even at the
+// address of a freed one (CUDA's rule; the mock numbers its allocations),
+// which is how a cache of opened handles notices a replaced allocation.
 struct IpcHandle {
   unsigned char bytes[64];  // the backend's handle (cudaIpcMemHandle_t is 64 bytes)
   uint64_t offset;          // of the pointer in its allocation

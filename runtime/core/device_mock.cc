@@ -25,6 +25,7 @@
 
 #include "core/device_backend.h"
 #include "core/device_stream_impl.h"
+#include "core/params.h"
 
 namespace loom::device {
 namespace {
@@ -35,6 +36,7 @@ struct Alloc {
   char* rw;  // the read-write view
   int fd;
   bool imported;  // mapped from another process's handle (ipcOpen)
+  uint64_t gen;   // which allocation of this process (IPC handles name it)
 };
 
 size_t pageRound(size_t n) {
@@ -132,12 +134,13 @@ class Mock final : public BackendImpl {
       return nullptr;
     }
     void* user = nullptr;
-    Alloc a{n, m, nullptr, fd, false};
+    Alloc a{n, m, nullptr, fd, false, 0};
     if (!mapTwice(fd, m, &user, &a.rw)) {
       close(fd);
       return nullptr;
     }
     std::lock_guard<std::mutex> lock(mu_);
+    a.gen = ++gen_;
     allocs_[reinterpret_cast<uintptr_t>(user)] = a;
     return user;
   }
@@ -160,11 +163,18 @@ class Mock final : public BackendImpl {
   }
 
   Status ipcGet(const void* p, IpcHandle* out) override {
+    if (refuse("get"))
+      return errorf(MPI_ERR_OTHER, "mock IPC refused (LOOM_DEVICE_MOCK_IPC_FAIL=get)");
     std::lock_guard<std::mutex> lock(mu_);
     auto it = find(p);
     if (it == allocs_.end())
       return errorf(MPI_ERR_OTHER, "%p is not mock device memory: no IPC handle", p);
     std::memset(out, 0, sizeof *out);
+    // Like a CUDA handle, the bytes name the allocation: one freed and
+    // another made at the same address get different handles, so a peer's
+    // cache of opened handles can tell them apart (the fd number alone may
+    // be reused).
+    std::memcpy(out->bytes, &it->second.gen, sizeof it->second.gen);
     out->offset = reinterpret_cast<uintptr_t>(p) - it->first;
     out->size = it->second.mapped;
     out->pid = getpid();
@@ -173,12 +183,14 @@ class Mock final : public BackendImpl {
   }
 
   Status ipcOpen(const IpcHandle& h, void** out, Range* range) override {
+    if (refuse("open"))
+      return errorf(MPI_ERR_OTHER, "mock IPC refused (LOOM_DEVICE_MOCK_IPC_FAIL=open)");
     const int fd = takeFd(h.pid, h.fd);
     if (fd < 0)
       return errorf(MPI_ERR_OTHER, "cannot take the mock device memory of pid %d (%s)", h.pid,
                     std::strerror(errno));
     void* user = nullptr;
-    Alloc a{h.size, h.size, nullptr, fd, true};
+    Alloc a{h.size, h.size, nullptr, fd, true, 0};
     if (!mapTwice(fd, h.size, &user, &a.rw)) {
       close(fd);
       return errorf(MPI_ERR_OTHER, "cannot map %llu bytes of mock device memory",
@@ -204,6 +216,14 @@ class Mock final : public BackendImpl {
 
  private:
   using Map = std::map<uintptr_t, Alloc>;
+
+  // LOOM_DEVICE_MOCK_IPC_FAIL: which IPC step fails, to test the fallbacks
+  // (a CUDA device may refuse either: memory from cudaMallocAsync pools
+  // has no legacy handle, a peer without access cannot open one).
+  static bool refuse(const char* step) {
+    static const std::string what = params::getString("LOOM_DEVICE_MOCK_IPC_FAIL");
+    return what == step;
+  }
 
   Map::iterator find(const void* p) {
     const auto a = reinterpret_cast<uintptr_t>(p);
@@ -253,6 +273,7 @@ class Mock final : public BackendImpl {
 
   std::mutex mu_;
   Map allocs_;
+  uint64_t gen_ = 0;
 };
 
 }  // namespace

@@ -283,6 +283,13 @@ void finishStaged(Request* r) {
   if (r->kind == ReqKind::kRecv)
     s->limitLastWrite(static_cast<size_t>(std::max<int64_t>(0, r->bytes)));
   Status st = s->finish();
+  if (s->pipe) {
+    // A receive's last chunks are still being copied to the device.
+    Status p = s->pipe->finish();
+    if (!p.isOk() && st.isOk())
+      st = errorf(MPI_ERR_OTHER, "a receive into device memory: copying to the device failed: %s",
+                  p.message().c_str());
+  }
   if (s->userBuf) r->buf = s->userBuf;  // a p2p request's own buffer back
   delete s;
   if (!st.isOk() && r->statusError == MPI_SUCCESS) {

@@ -21,9 +21,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/device.h"
+#include "core/device_pipe.h"
 #include "core/status.h"
 
 namespace loom {
@@ -83,6 +85,10 @@ class Stage {
   // A p2p request staged by stageRequest: its own buffer, restored at the
   // end (persistent requests are started again with it).
   void* userBuf = nullptr;
+  // A p2p request whose device buffer moves in chunks (p2p/device_path.cc):
+  // the request keeps its device buffer, and the bytes pass through this
+  // pipeline's pinned slots. finishStaged waits for its last copies.
+  std::unique_ptr<ChunkPipe> pipe;
 
  private:
   struct Span {

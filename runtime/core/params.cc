@@ -150,12 +150,29 @@ constexpr Param kParams[] = {
     {"LOOM_DEVICE_MOCK", "0",
      "For tests: the mock device (memfd memory the program sees PROT_NONE, allocated through "
      "loom_mock_device_malloc) instead of CUDA, in any build"},
+    {"LOOM_DEVICE_MOCK_IPC_FAIL", "none",
+     "For tests: make the mock device refuse IPC, to exercise the fallbacks: get (no handle "
+     "for the sender's buffer), open (the receiver cannot map it), none"},
     {"LOOM_DEVICE_MEMKIND_CACHE", "1",
      "Remember which pointers are host memory (by page) and which are device allocations (by "
      "range), so small host messages cost no driver call; 0 asks the driver every time"},
     {"LOOM_DEVICE_STAGE_CACHE", "64m",
      "Bytes of pinned host buffers kept for reuse by the staging of device buffers (each size "
      "class rounded to a power of two); 0 frees them after each use"},
+    {"LOOM_DEVICE_IPC", "1",
+     "Point-to-point between ranks of a node: a contiguous device buffer from "
+     "LOOM_DEVICE_IPC_MIN bytes up is mapped by the receiver (CUDA IPC) and copied in one "
+     "device copy; 0: staged through host memory instead"},
+    {"LOOM_DEVICE_IPC_MIN", "32k", "Smallest device message sent by CUDA IPC on a node"},
+    {"LOOM_DEVICE_IPC_CACHE", "64",
+     "Peer device allocations a rank keeps mapped (CUDA IPC) for later messages; the least "
+     "recently used is unmapped past this (an allocation seen replaced at once)"},
+    {"LOOM_DEVICE_PIPELINE_MIN", "1m",
+     "Smallest contiguous device message staged through host memory in chunks (the device "
+     "copy of one overlapping the transport's work on another) rather than whole"},
+    {"LOOM_DEVICE_PIPELINE_CHUNK", "256k",
+     "Bytes per chunk of a staged device message (LOOM_DEVICE_PIPELINE_MIN); four pinned "
+     "chunks per message in flight"},
     // Launcher
     {"LOOM_KILL_GRACE_MS", "1000",
      "loomrun: milliseconds between SIGTERM and SIGKILL when it tears a job down"},
