@@ -13,12 +13,33 @@
 #include "core/device_stage.h"
 #include "core/log.h"
 #include "core/params.h"
+#include "core/progress.h"
 #include "p2p/counters.h"
 #include "p2p/dtview.h"
 
 namespace loom::p2p::dev {
 
 size_t gPending = 0;
+
+namespace {
+// While copies run, a progress poller of its own completes them, so the
+// engine's poll (every host message's path) has no device check.
+void (*gDone)(Request*) = nullptr;
+bool gPolling = false;
+int pollHook(void*) { return gDone ? poll(gDone) : 0; }
+void setPending(size_t n) {
+  gPending = n;
+  if ((gPending != 0) != gPolling) {
+    gPolling = gPending != 0;
+    if (gPolling)
+      progress::add(pollHook, nullptr);
+    else
+      progress::remove(pollHook, nullptr);
+  }
+}
+}  // namespace
+
+void setCompletion(void (*done)(Request*)) { gDone = done; }
 
 namespace {
 
@@ -345,7 +366,7 @@ bool ipcTake(Request* r, int srcJob, const void* body, size_t m) {
   ++gCounters.deviceIpcReceived;
   r->bytes = static_cast<int64_t>(m);
   gCopies.push_back(c);
-  gPending = gCopies.size();
+  setPending(gCopies.size());
   return true;
 }
 
@@ -376,7 +397,7 @@ int poll(void (*done)(Request*)) {
     c = gCopies.back();
     gCopies.pop_back();
   }
-  gPending = gCopies.size();
+  setPending(gCopies.size());
   for (Request* r : finished) done(r);
   return static_cast<int>(finished.size());
 }
@@ -388,7 +409,7 @@ void finalize() {
       device::fenceDestroy(c.fence);
     }
   gCopies.clear();
-  gPending = 0;
+  setPending(0);
   while (!gMaps.empty()) closeMapping(gMaps.begin());
   for (int u = 0; u < kStreams; ++u) {
     if (gMade[u]) device::streamDestroy(gStreams[u]);

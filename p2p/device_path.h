@@ -82,8 +82,10 @@ void senderFailed(Request* r);
 // cannot be mapped (another device, IPC refused): answer kCts instead.
 bool ipcTake(Request* r, int srcJob, const void* body, size_t m);
 
-// Copies of ipcTake still running (the engine polls only while there are).
+// Copies of ipcTake still running. While there are, a progress poller of
+// this file's runs poll(done) with the engine's setCompletion(done).
 extern size_t gPending;
+void setCompletion(void (*done)(Request*));
 // Completes the receives whose copy finished: done(r) (the engine sends
 // kFin, then finishes r). Returns how many.
 int poll(void (*done)(Request*));

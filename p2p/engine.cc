@@ -504,7 +504,6 @@ int enginePoll(void*) {
   if (E.shm) events += shm::poll(onRecord);
   if (E.ofi) events += E.ofi->poll(kHandlers);
   if (!E.busy.empty()) events += drainOutgoing();
-  if (dev::gPending) [[unlikely]] events += dev::poll(onIpcDone);
   return events;
 }
 
@@ -531,6 +530,7 @@ Status setup(const JobInfo& job) {
   L.getMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_CMA_MIN")));
   L.rndv = parseRndv("LOOM_SHM_RNDV");
   setDeviceLimits(&L, true);
+  dev::setCompletion(onIpcDone);
   E.chunk = static_cast<size_t>(std::max<int64_t>(64, params::getInt("LOOM_SHM_PIPELINE_CHUNK")));
   E.ntMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_NT_MIN")));
   E.ntMode = parseNt(params::getString("LOOM_SHM_NT"));
