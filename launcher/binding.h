@@ -39,7 +39,8 @@ struct RankBinding {
 // Whether ranks outnumber usable cores (LOOM_OVERSUBSCRIBE for the ranks).
 bool oversubscribed(const HostCores& host, int ranks);
 
-// The binding of every rank, after resolving BindTo::kAuto.
+// The binding of every rank, after resolving BindTo::kAuto (bound when
+// the ranks fit on the usable cores or are a whole multiple of them).
 std::vector<RankBinding> planBindings(const HostCores& host, int ranks, BindTo bindTo);
 
 // "0-3,8" for sorted OS indices.

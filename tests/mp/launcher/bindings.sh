@@ -48,7 +48,11 @@ expect_out_count "LOOM_OVERSUBSCRIBE=0$" 4
 run_job -n 5 --report-bindings "$LT_CLIENT" env LOOM_OVERSUBSCRIBE "--marker=$MARK"
 expect_rc 0
 expect_out_count "LOOM_OVERSUBSCRIBE=1$" 5
-[ "$(grep -c 'not bound$' "$ERR")" = 5 ] || { fail "oversubscribed: not bound by default"; show; }
+[ "$(grep -c 'not bound$' "$ERR")" = 5 ] || { fail "oversubscribed unevenly: not bound by default"; show; }
+run_job -n 8 --report-bindings "$LT_CLIENT" env LOOM_OVERSUBSCRIBE "--marker=$MARK"
+expect_rc 0
+expect_out_count "LOOM_OVERSUBSCRIBE=1$" 8
+for r in $(seq 0 7); do expect_err "^loomrun: rank $r bound to core $((r % 4)) "; done
 unset HWLOC_SYNTHETIC
 expect_clean
 

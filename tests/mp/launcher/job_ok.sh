@@ -36,9 +36,25 @@ expect_rc 0
 expect_out_count "PMIX_MCA_gds=hash$" "$N"
 for r in $(seq 0 $LAST); do expect_out "^rank $r PMIX_RANK=$r$"; done
 if grep -q "LOOM_OVERSUBSCRIBE=1" "$OUT"; then
-  # more ranks than usable cores: not bound by default
+  # more ranks than usable cores: bound by default only when they are a
+  # whole multiple of the cores (each core then takes as many ranks)
   expect_out_count "LOOM_OVERSUBSCRIBE=1$" "$N"
-  [ "$(grep -c 'not bound$' "$ERR")" = "$N" ] || { fail "oversubscribed ranks should not be bound"; show; }
+  # usable cores as loomrun counts them (hwloc cores with a PU in our
+  # affinity): distinct (package, core) pairs of the CPUs we may run on
+  cores=$(python3 -c 'import os
+t = "/sys/devices/system/cpu/cpu%d/topology/"
+ids = set()
+for c in os.sched_getaffinity(0):
+    try:
+        ids.add(tuple(open(t % c + f).read().strip() for f in ("physical_package_id", "core_id")))
+    except OSError:
+        ids.add(("cpu", c))
+print(len(ids))')
+  if [ $((N % cores)) = 0 ]; then
+    [ "$(grep -c 'bound to core' "$ERR")" = "$N" ] || { fail "oversubscribed by a multiple of the cores: bound"; show; }
+  else
+    [ "$(grep -c 'not bound$' "$ERR")" = "$N" ] || { fail "oversubscribed unevenly: not bound"; show; }
+  fi
 else
   expect_out_count "LOOM_OVERSUBSCRIBE=0$" "$N"
   [ "$(grep -cE 'bound to core [0-9]+ \(cpus [0-9,-]+\)$' "$ERR")" = "$N" ] ||
