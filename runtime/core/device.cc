@@ -49,7 +49,7 @@ inline size_t slotOf(uintptr_t page) {
   return static_cast<size_t>((page ^ (page >> 10) ^ (page >> 20)) & (kHostPages - 1));
 }
 
-bool findRange(uintptr_t a) {
+bool findRange(uintptr_t a, uint64_t* id) {
   std::lock_guard<std::mutex> lock(gRangeMu);
   auto it = std::upper_bound(gRanges.begin(), gRanges.end(), a,
                              [](uintptr_t x, const DevRange& d) { return x < d.r.base; });
@@ -57,7 +57,13 @@ bool findRange(uintptr_t a) {
   --it;
   if (a >= it->r.end) return false;
   it->age = ++gAge;
+  *id = it->r.id;
   return true;
+}
+
+void forgetRangeAt(uintptr_t a) {
+  std::lock_guard<std::mutex> lock(gRangeMu);
+  std::erase_if(gRanges, [&](const DevRange& d) { return d.r.base <= a && a < d.r.end; });
 }
 
 void forgetHostPages(Range r) {
@@ -113,16 +119,23 @@ MemKind detail::kindOfSlow(const void* p) {
   std::atomic<uintptr_t>& slot = gHostPage[slotOf(page)];
   if (gCacheOn) {
     if (slot.load(std::memory_order_relaxed) == page) return MemKind::kHost;
-    if (findRange(a)) return MemKind::kDevice;
+    // A remembered range may be a freed allocation's, and the address now
+    // another's: the allocation's identity tells (one cheap driver call,
+    // on device buffers only). A new allocation is queried whole, as the
+    // backend prepares what it sees for the first time (CUDA: SYNC_MEMOPS).
+    uint64_t id = 0;
+    if (findRange(a, &id) && (id == 0 || gImpl->allocationId(p) == id)) return MemKind::kDevice;
   }
   gQueries.fetch_add(1, std::memory_order_relaxed);
   Range r;
   const MemKind k = gImpl ? gImpl->query(p, &r) : MemKind::kHost;
   if (!gCacheOn) return k;
-  if (k == MemKind::kHost)
+  if (k == MemKind::kHost) {
+    forgetRangeAt(a);  // a freed allocation's range, if it was remembered
     slot.store(page, std::memory_order_relaxed);
-  else
+  } else {
     addRange(r);
+  }
   return k;
 }
 

@@ -13,6 +13,9 @@ namespace loom::device {
 struct Range {
   uintptr_t base = 0;
   uintptr_t end = 0;  // one past the last byte
+  // The allocation's identity where the backend has one (0: none). Memory
+  // freed and allocated again at the same address has another identity.
+  uint64_t id = 0;
 };
 
 class BackendImpl {
@@ -24,6 +27,13 @@ class BackendImpl {
   // Where `p` lives; for device memory also the allocation's range when
   // the backend knows it (else left empty: the answer is not remembered).
   virtual MemKind query(const void* p, Range* range) = 0;
+  // The identity (Range::id) of the allocation that holds `p` now, 0 if
+  // none or unknown: one cheap question, asked when `p` falls in a
+  // remembered range whose id is not 0.
+  virtual uint64_t allocationId(const void* p) {
+    (void)p;
+    return 0;
+  }
   virtual Status copy(void* dst, const void* src, size_t n) = 0;
   virtual Status copy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                         size_t rows) = 0;

@@ -25,6 +25,7 @@ namespace {
 using PointerGetAttributesFn = CUresult (*)(unsigned int, CUpointer_attribute*, void**,
                                             CUdeviceptr);
 using MemGetAddressRangeFn = CUresult (*)(CUdeviceptr*, size_t*, CUdeviceptr);
+using PointerSetAttributeFn = CUresult (*)(const void*, CUpointer_attribute, CUdeviceptr);
 
 Status cudaFail(const char* what, cudaError_t e) {
   cudaGetLastError();  // clear a sticky error so later calls see their own
@@ -47,6 +48,7 @@ class Cuda final : public BackendImpl {
   Cuda() {
     getAttrs_ = driverEntry<PointerGetAttributesFn>("cuPointerGetAttributes");
     getRange_ = driverEntry<MemGetAddressRangeFn>("cuMemGetAddressRange");
+    setAttr_ = driverEntry<PointerSetAttributeFn>("cuPointerSetAttribute");
   }
 
   Backend kind() const override { return Backend::kCuda; }
@@ -75,15 +77,18 @@ class Cuda final : public BackendImpl {
       unsigned int memType = 0, managed = 0;
       CUdeviceptr start = 0;
       size_t size = 0;
+      unsigned long long id = 0;
       CUpointer_attribute attrs[] = {
           CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
-          CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
-      void* data[] = {&memType, &managed, &start, &size};
-      if (getAttrs_(4, attrs, data, reinterpret_cast<CUdeviceptr>(ptr)) != CUDA_SUCCESS)
+          CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+          CU_POINTER_ATTRIBUTE_BUFFER_ID};
+      void* data[] = {&memType, &managed, &start, &size, &id};
+      if (getAttrs_(5, attrs, data, reinterpret_cast<CUdeviceptr>(ptr)) != CUDA_SUCCESS)
         return MemKind::kHost;
       if (memType != CU_MEMORYTYPE_DEVICE || managed) return MemKind::kHost;
+      syncMemops(ptr);
       if (start && size)
-        *range = Range{static_cast<uintptr_t>(start), static_cast<uintptr_t>(start + size)};
+        *range = Range{static_cast<uintptr_t>(start), static_cast<uintptr_t>(start + size), id};
       return MemKind::kDevice;
     }
     cudaPointerAttributes a{};
@@ -91,7 +96,36 @@ class Cuda final : public BackendImpl {
       cudaGetLastError();
       return MemKind::kHost;
     }
-    return a.type == cudaMemoryTypeDevice ? MemKind::kDevice : MemKind::kHost;
+    if (a.type != cudaMemoryTypeDevice) return MemKind::kHost;
+    syncMemops(ptr);
+    return MemKind::kDevice;
+  }
+
+  // CU_POINTER_ATTRIBUTE_BUFFER_ID: unique for the process's lifetime, so a
+  // buffer freed and allocated again at the same address is seen as new.
+  uint64_t allocationId(const void* ptr) override {
+    if (!getAttrs_) return 0;
+    unsigned long long id = 0;
+    CUpointer_attribute attr = CU_POINTER_ATTRIBUTE_BUFFER_ID;
+    void* data[] = {&id};
+    if (getAttrs_(1, &attr, data, reinterpret_cast<CUdeviceptr>(ptr)) != CUDA_SUCCESS) return 0;
+    return id;
+  }
+
+  // A device allocation seen for the first time is marked SYNC_MEMOPS. Loom
+  // reads and writes it on streams of its own that do not wait for the
+  // legacy default stream, and without the mark a program's "synchronous"
+  // cudaMemcpy from pageable host memory returns before its DMA has landed:
+  // the MPI call that follows would send the old bytes. With the mark, such
+  // copies complete before they return, and setting it waits for any still
+  // pending on the allocation. Memory that refuses the attribute (VMM
+  // mappings, IPC imports) is left as it is.
+  void syncMemops(const void* ptr) {
+    if (!setAttr_) return;
+    unsigned int one = 1;
+    if (setAttr_(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, reinterpret_cast<CUdeviceptr>(ptr)) !=
+        CUDA_SUCCESS)
+      cudaGetLastError();
   }
 
   // Synchronous copies run on a non-blocking stream of Loom's own and wait
@@ -239,6 +273,7 @@ class Cuda final : public BackendImpl {
   cudaStream_t copyStream_ = nullptr;
   PointerGetAttributesFn getAttrs_ = nullptr;
   MemGetAddressRangeFn getRange_ = nullptr;
+  PointerSetAttributeFn setAttr_ = nullptr;
   std::mutex mu_;
   std::map<uintptr_t, void*> opened_;  // pointer ipcOpen returned -> mapped base
 };

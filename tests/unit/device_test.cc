@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/datatype.h"
+#include "core/device_backend.h"
 #include "core/device_stage.h"
 #include "core/request.h"
 
@@ -146,6 +147,22 @@ TEST_F(DeviceMock, NewAllocationsClearStaleHostPages) {
     EXPECT_EQ(dev::kindOf(e), dev::MemKind::kDevice);
     dev::deviceFree(e);
   }
+}
+
+// A remembered range whose allocation was freed behind Loom's back (the
+// program's cudaFree) and replaced by another at the same address: the
+// allocation's identity differs, so the pointer is queried again (CUDA then
+// marks the new allocation SYNC_MEMOPS) and the new identity remembered.
+TEST_F(DeviceMock, ReusedAddressIsQueriedAgain) {
+  char* d = static_cast<char*>(dev::deviceAlloc(8192));
+  const auto base = reinterpret_cast<uintptr_t>(d);
+  dev::noteDeviceRange(dev::Range{base, base + 8192, 987654321});  // a former allocation's
+  const uint64_t q0 = dev::kindQueries();
+  EXPECT_EQ(dev::kindOf(d + 100), dev::MemKind::kDevice);
+  EXPECT_EQ(dev::kindQueries(), q0 + 1);  // the identity differed: asked again
+  EXPECT_EQ(dev::kindOf(d + 200), dev::MemKind::kDevice);
+  EXPECT_EQ(dev::kindQueries(), q0 + 1);  // the new identity is remembered
+  dev::deviceFree(d);
 }
 
 TEST_F(DeviceMock, IpcWithinOneProcess) {
