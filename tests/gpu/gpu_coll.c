@@ -4,7 +4,8 @@
  * call runs twice, on host buffers and on this rank's device buffers, and
  * the two results must be the same bytes (the host run is the reference:
  * the same algorithm runs both, selection does not depend on where the
- * buffers are, so even float sums of random bits, NaNs included, agree).
+ * buffers are, so even float sums of random bits agree; a sum that makes a
+ * NaN may make another NaN on a GPU, which counts as the same).
  *
  *   gpu_coll [mixed] [quick]   mixed: odd ranks use host buffers in the
  *                              device run; quick: one small count */
@@ -26,6 +27,7 @@ typedef struct {
   /* Bytes of the result the standard defines (0: all of rbytes); -1:
    * none on rank 0 (exscan). The rest may hold what the algorithm left. */
   long defined;
+  int fk; /* floating kind of a reduction's elements (gpu_util.h), else 0 */
 } Case;
 
 /* Runs `c` with buffers of kind `dev`; returns the receive buffer's bytes. */
@@ -58,7 +60,8 @@ static void check(const Case* c) {
     size_t upto = c->defined > 0 ? (size_t)c->defined : c->rbytes;
     if (c->defined < 0 && g_rank == 0) upto = 0;
     for (size_t i = 0; i < upto; ++i)
-      CHECKF(got[i] == want[i], "%s%s (n=%d, root %d): byte %zu of %zu: device %u, host %u",
+      CHECKF(same_byte(got, want, i, c->fk == FK_HALF || c->fk == FK_BF16 ? 2 : 4, c->fk),
+             "%s%s (n=%d, root %d): byte %zu of %zu: device %u, host %u",
              nb ? "nonblocking " : "", c->name, g_n, g_root, i, c->rbytes, got[i], want[i]);
     free(want);
     free(got);
@@ -258,10 +261,10 @@ int main(int argc, char** argv) {
         {"bcast", 0, n * I, c_bcast},
         {"reduce", n * I, n * I, c_reduce},
         {"reduce in place", n * I, n * I, c_reduce_ip},
-        {"allreduce float", n * 4, n * 4, c_allreduce_f},
+        {"allreduce float", n * 4, n * 4, c_allreduce_f, 0, FK_FLOAT},
         {"allreduce in place", n * 8, n * 8, c_allreduce_ip},
-        {"allreduce float16", n * 2, n * 2, c_allreduce_h},
-        {"allreduce bfloat16", n * 2, n * 2, c_allreduce_bf},
+        {"allreduce float16", n * 2, n * 2, c_allreduce_h, 0, FK_HALF},
+        {"allreduce bfloat16", n * 2, n * 2, c_allreduce_bf, 0, FK_BF16},
         {"allreduce minloc double_int", n * 16, n * 16, c_minloc},
         {"reduce maxloc 2int", n * 8, n * 8, c_maxloc},
         {"allreduce every other int", 14 * I, 14 * I, c_allreduce_vec},
@@ -278,7 +281,7 @@ int main(int argc, char** argv) {
         {"alltoallv", (size_t)aspan * I, (size_t)aspan * I, c_alltoallv},
         {"alltoallw", (size_t)aspan * I, (size_t)aspan * I, c_alltoallw},
         {"reduce_scatter", (size_t)total * I, (n + P) * I, c_reduce_scatter},
-        {"reduce_scatter_block", n * P * 4, n * 4, c_reduce_scatter_block},
+        {"reduce_scatter_block", n * P * 4, n * 4, c_reduce_scatter_block, 0, FK_FLOAT},
         {"reduce_scatter_block in place", n * P * I, n * P * I, c_reduce_scatter_block_ip,
          (long)(n * I)},
         {"scan", n * I, n * I, c_scan},

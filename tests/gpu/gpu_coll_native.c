@@ -83,6 +83,15 @@ static void call(Kind k, void* s, void* r) {
   if (qp) (void)compute_while(qp);
 }
 
+/* The floating kind of g_type's elements, for same_byte (gpu_util.h). */
+static int float_kind(void) {
+  if (g_type == MPI_FLOAT) return FK_FLOAT;
+  if (g_type == MPI_DOUBLE) return FK_DOUBLE;
+  if (g_type == MPIX_C_FLOAT16) return FK_HALF;
+  if (g_type == MPIX_BFLOAT16) return FK_BF16;
+  return FK_NONE;
+}
+
 /* Element values: finite, of many magnitudes (float sums then depend on
  * their order in the last bits: a different order shows). */
 static void fill(unsigned char* p, size_t count, unsigned seed) {
@@ -176,7 +185,7 @@ static void check(Kind k) {
   int len = 0;
   MPI_OK(MPI_Type_get_name(g_type, tn, &len));
   for (size_t i = 0; i < defined * g_esize; ++i)
-    CHECKF(i % g_esize >= g_data || got[i] == want[i],
+    CHECKF(i % g_esize >= g_data || same_byte(got, want, i, g_esize, float_kind()),
            "%s%s%s %s n=%ld: byte %zu of %zu: device %u, host %u", g_nb ? "nonblocking " : "",
            kind_name(k), g_inplace ? " in place" : "", tn, g_n, i, defined * g_esize, got[i],
            want[i]);
