@@ -22,6 +22,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "core/device_backend.h"
 #include "core/device_stream_impl.h"
@@ -74,8 +75,14 @@ class Mock final : public BackendImpl {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = find(p);
     if (it == allocs_.end()) return MemKind::kHost;
-    *range = Range{it->first, it->first + it->second.mapped};
+    *range = Range{it->first, it->first + it->second.mapped, it->second.gen};
     return MemKind::kDevice;
+  }
+
+  uint64_t allocationId(const void* p) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = find(p);
+    return it == allocs_.end() ? 0 : it->second.gen;
   }
 
   Status copy(void* dst, const void* src, size_t n) override {
@@ -112,17 +119,60 @@ class Mock final : public BackendImpl {
     if (s.h != kDone && mockstream::isStream(s.h)) return mockstream::copyAsync(s.h, dst, src, n);
     return copy(dst, src, n);
   }
+  // LOOM_DEVICE_MOCK_SLOW_FENCES=N: a fence of Loom's own streams is a
+  // SlowFence that says "not yet" to its first N polls (fenceWait passes
+  // it at once), as a GPU's fence does while its work runs; the work itself
+  // was done when queued.
+  struct SlowFence {
+    int polls;
+  };
+  static int slowFences() {
+    static const int n = static_cast<int>(params::getInt("LOOM_DEVICE_MOCK_SLOW_FENCES"));
+    return n;
+  }
+  bool isSlow(void* h) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return slow_.count(static_cast<SlowFence*>(h)) != 0;
+  }
+
   Status fenceRecord(Stream s, Fence* f) override {
-    f->h = s.h != kDone && mockstream::isStream(s.h) ? mockstream::markRecord(s.h) : kDone;
+    if (s.h != kDone && mockstream::isStream(s.h)) {
+      f->h = mockstream::markRecord(s.h);
+    } else if (slowFences() > 0) {
+      auto* sf = new SlowFence{slowFences()};
+      std::lock_guard<std::mutex> lock(mu_);
+      slow_.insert(sf);
+      f->h = sf;
+    } else {
+      f->h = kDone;
+    }
     return Status::ok();
   }
-  bool fenceDone(Fence f) override { return f.h == kDone || mockstream::markDone(f.h); }
+  bool fenceDone(Fence f) override {
+    if (f.h == kDone) return true;
+    if (isSlow(f.h)) {
+      auto* sf = static_cast<SlowFence*>(f.h);
+      return sf->polls <= 0 || --sf->polls < 0;
+    }
+    return mockstream::markDone(f.h);
+  }
   Status fenceWait(Fence f) override {
-    if (f.h != kDone) mockstream::markWait(f.h);
+    if (f.h == kDone) return Status::ok();
+    if (isSlow(f.h))
+      static_cast<SlowFence*>(f.h)->polls = 0;
+    else
+      mockstream::markWait(f.h);
     return Status::ok();
   }
   void fenceDestroy(Fence f) override {
-    if (f.h != kDone) mockstream::markDestroy(f.h);
+    if (f.h == kDone) return;
+    if (isSlow(f.h)) {
+      std::lock_guard<std::mutex> lock(mu_);
+      slow_.erase(static_cast<SlowFence*>(f.h));
+      delete static_cast<SlowFence*>(f.h);
+      return;
+    }
+    mockstream::markDestroy(f.h);
   }
 
   void* deviceAlloc(size_t n) override {
@@ -216,6 +266,7 @@ class Mock final : public BackendImpl {
 
  private:
   using Map = std::map<uintptr_t, Alloc>;
+  std::set<SlowFence*> slow_;
 
   // LOOM_DEVICE_MOCK_IPC_FAIL: which IPC step fails, to test the fallbacks
   // (a CUDA device may refuse either: memory from cudaMallocAsync pools

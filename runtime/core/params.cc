@@ -153,6 +153,10 @@ constexpr Param kParams[] = {
     {"LOOM_DEVICE_MOCK_IPC_FAIL", "none",
      "For tests: make the mock device refuse IPC, to exercise the fallbacks: get (no handle "
      "for the sender's buffer), open (the receiver cannot map it), none"},
+    {"LOOM_DEVICE_MOCK_SLOW_FENCES", "0",
+     "For tests: a fence of the mock device's own streams answers \"not yet\" to this many "
+     "polls before it passes (the copies themselves still run at once), so the paths that "
+     "wait for a GPU's asynchronous work run as on a GPU"},
     {"LOOM_DEVICE_MEMKIND_CACHE", "1",
      "Remember which pointers are host memory (by page) and which are device allocations (by "
      "range), so small host messages cost no driver call; 0 asks the driver every time"},
