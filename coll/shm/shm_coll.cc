@@ -11,6 +11,7 @@
 #include "coll/schedule.h"
 #include "core/locality.h"
 #include "core/log.h"
+#include "core/progress.h"
 #include "core/params.h"
 #include "core/progress.h"
 
@@ -64,6 +65,24 @@ size_t slotParam() {
 
 }  // namespace
 
+// Slots per rank: a power of two from 2 to 256. auto: 4, or 32 when the
+// node runs more ranks than cores. There a rank that waits for the slowest
+// one loses its core for a time slice, so the more steps (calls) a writer
+// may run ahead, the fewer such waits (a reduce's leaves, a bcast's root);
+// 32 slots of 16 KiB are 512 KiB per rank. Rank 0 decides and sends it with
+// the segment's number (ranks could see oversubscription differently).
+static uint64_t depthParam() {
+  static const uint64_t v = [] {
+    const std::string s = params::getString("LOOM_COLL_SHM_DEPTH");
+    int64_t d = progress::oversubscribed() ? 32 : 4;
+    if (s != "auto") d = params::getInt("LOOM_COLL_SHM_DEPTH");
+    uint64_t p = 2;
+    while (p < static_cast<uint64_t>(d) && p < 256) p <<= 1;
+    return p;
+  }();
+  return v;
+}
+
 size_t ShmColl::configuredSlot() { return slotParam(); }
 
 namespace {
@@ -107,7 +126,8 @@ ShmColl* ShmColl::forChecks(Comm* c) {
 // other ranks' data of the call (a 16 MiB bcast met the 8-byte receive).
 constexpr int kSetupTag = static_cast<int>(Comm::kCollTagSpan);
 
-ShmColl::ShmColl(Comm* c) : comm_(c), size_(c->size()), rank_(c->rank()), slot_(slotParam()) {
+ShmColl::ShmColl(Comm* c) : comm_(c), size_(c->size()), rank_(c->rank()), slot_(slotParam()),
+      depth_(0) {
   // Rank 0 makes the segment and tells the others its number; they map it
   // when the number arrives (ready()). Nothing here waits for a peer.
   sweepParked();
@@ -116,12 +136,14 @@ ShmColl::ShmColl(Comm* c) : comm_(c), size_(c->size()), rank_(c->rank()), slot_(
   if (rank_ == 0) {
     static uint64_t created = 0;
     number_ = ++created;
+    depth_ = depthParam();
     setupStatus_ = create();
     if (!setupStatus_.isOk()) number_ = 0;  // tells the others it failed
     setupMsg_.number = number_;
-    for (int r = 1; r < size_; ++r) s->send(&setupMsg_, 2, u64, r);
+    setupMsg_.depth = depth_;
+    for (int r = 1; r < size_; ++r) s->send(&setupMsg_, 3, u64, r);
   } else {
-    s->recv(&setupMsg_, 2, u64, 0);
+    s->recv(&setupMsg_, 3, u64, 0);
   }
   Status st = Schedule::start(std::move(s), &setup_);
   if (!st.isOk() && setupStatus_.isOk()) setupStatus_ = st;
@@ -153,10 +175,10 @@ void ShmColl::releaseWhenShared() {
 }
 
 Status ShmColl::create() {
-  // Layout: header, one flag per rank, kDepth slots per rank (page aligned).
+  // Layout: header, one flag per rank, depth_ slots per rank (page aligned).
   const size_t flagsAt = 64;
   const size_t slotsAt = roundUp(flagsAt + size_ * kFlagStride, kPage);
-  mapped_ = slotsAt + static_cast<size_t>(size_) * kDepth * slot_;
+  mapped_ = slotsAt + static_cast<size_t>(size_) * depth_ * slot_;
   name_ = "/loom-" + jobNamespace() + "-coll-" + std::to_string(comm_->worldRank(0)) + "-" +
           std::to_string(number_);
   Status st = segment::create(name_, mapped_, &segment_, &setupMsg_.handle);
@@ -185,9 +207,12 @@ Status ShmColl::attach() {
   if (number_ == 0)
     return errorf(MPI_ERR_NO_MEM, "rank 0 could not create the shared-memory collectives' "
                   "segment (its log says why; LOOM_COLL_SHM=0 turns them off)");
+  if (depth_ < 2 || (depth_ & (depth_ - 1)))
+    return errorf(MPI_ERR_INTERN, "rank 0 of the communicator sent %llu slots per rank for "
+                  "the shared-memory collectives' segment", static_cast<unsigned long long>(depth_));
   const size_t flagsAt = 64;
   const size_t slotsAt = roundUp(flagsAt + size_ * kFlagStride, kPage);
-  mapped_ = slotsAt + static_cast<size_t>(size_) * kDepth * slot_;
+  mapped_ = slotsAt + static_cast<size_t>(size_) * depth_ * slot_;
   name_ = "/loom-" + jobNamespace() + "-coll-" + std::to_string(comm_->worldRank(0)) + "-" +
           std::to_string(number_);
   LOOM_TRY(segment::attach(name_, mapped_, setupMsg_.handle, &segment_));
@@ -214,6 +239,7 @@ bool ShmColl::ready() {
     Request::release(setup_);
     setup_ = nullptr;
     number_ = setupMsg_.number;
+    if (rank_ != 0) depth_ = setupMsg_.depth;
     if (rank_ != 0 && setupStatus_.isOk()) setupStatus_ = attach();
     flushPending();
   }
@@ -369,8 +395,10 @@ bool shmSupports(const CollArgs& a) { return ShmColl::eligible(a.comm); }
 
 bool shmRootedSupports(const CollArgs& a) {
   // Oversubscribed, a root that must wait for every reader before it reuses
-  // a slot waits for ranks that are not even running; messages let it go on.
-  return !progress::oversubscribed() && ShmColl::eligible(a.comm);
+  // a slot waits for ranks that are not even running; messages let it go
+  // on. With 16 slots or more (the default there: 32) it runs that many
+  // calls ahead before it waits.
+  return (!progress::oversubscribed() || depthParam() >= 16) && ShmColl::eligible(a.comm);
 }
 
 bool shmReductionSupports(const CollArgs& a) {

@@ -10,20 +10,21 @@
 // descriptor and map it, and rank 0 closes its descriptor once they all
 // have. Where segments must be named it is /dev/shm/loom-<nspace>-coll-
 // <rank>-<n> (mode 0600) and the last rank to map it unlinks the name. It
-// holds, per rank, one flag (its own 128-byte line) and kDepth (4) staging
+// holds, per rank, one flag (its own 128-byte line) and depth (4, or 32 when
+// ranks outnumber cores; LOOM_COLL_SHM_DEPTH, rank 0's choice) staging
 // slots of LOOM_COLL_SHM_SLOT bytes.
 //
 // Steps. Every collective on the communicator is a fixed number of steps,
 // numbered globally (each call reserves its steps, in call order, which is
-// the same on every rank). At step k a rank may write its slot k % kDepth,
+// the same on every rank). At step k a rank may write its slot k % depth,
 // then publishes k in its flag. A published k also says "I have finished
 // reading everything of steps before k". So:
 //   - data of rank r for step k is readable once flag[r] >= k;
-//   - rank r may overwrite its slot k % kDepth (last used at step
-//     k - kDepth) once every flag >= k - kDepth + 1 (slotFree).
+//   - rank r may overwrite its slot k % depth (last used at step
+//     k - depth) once every flag >= k - depth + 1 (slotFree).
 // Every rank publishes every step, even those where it writes nothing, so
 // one rule serves all algorithms. With four slots a writer runs up to three
-// steps ahead of its slowest reader: a root of bcast or a rank of reduce
+// steps ahead of its slowest reader (31 with the oversubscribed default): a root of bcast or a rank of reduce
 // need not wait for the others to finish the previous call, and messages
 // larger than a slot pipeline through the slots.
 //
@@ -160,7 +161,7 @@ class ShmColl {
   // --- For the algorithms (only while an op runs: the segment is mapped).
   // Rank r's slot for step k.
   std::byte* slot(int r, uint64_t k) const {
-    return slots_ + (static_cast<size_t>(r) * kDepth + k % kDepth) * slot_;
+    return slots_ + (static_cast<size_t>(r) * depth_ + (k & (depth_ - 1))) * slot_;
   }
   // Rank r has published k. Each flag read also checks the rank's
   // signature of the running call (same cache line, so it costs nothing).
@@ -184,9 +185,9 @@ class ShmColl {
     return true;
   }
   // Every rank is done with what was in the slots step k writes.
-  bool slotFree(uint64_t k) { return k < kDepth || allReached(k - kDepth + 1); }
+  bool slotFree(uint64_t k) { return k < depth_ || allReached(k - depth_ + 1); }
   void publish(uint64_t k) { flag(rank_).store(k, std::memory_order_release); }
-  static constexpr uint64_t kDepth = 4;  // slots per rank
+  uint64_t depth() const { return depth_; }  // slots per rank (LOOM_COLL_SHM_DEPTH)
   // Rank r's process id (for single-copy reads of its buffers).
   int pid(int r) const {
     return *reinterpret_cast<const int32_t*>(flags_ + static_cast<size_t>(r) * kFlagStride + 8);
@@ -253,6 +254,7 @@ class ShmColl {
   Comm* comm_;
   int size_, rank_;
   size_t slot_;
+  uint64_t depth_;  // a power of two, the same on every rank
   uint64_t nextStep_ = 1;
   uint64_t allMin_ = 0;
   uint32_t blockedPolls_ = 0;  // drains that found the running op blocked
@@ -267,13 +269,14 @@ class ShmColl {
   // Rank 0: closes its memfd once every rank has mapped the segment.
   void releaseWhenShared();
 
-  // Setup: rank 0 sends this to the others (two uint64: number, pid and
-  // descriptor); number 0 says the creation failed.
+  // Setup: rank 0 sends this to the others (three uint64: number, pid and
+  // descriptor, slots per rank); number 0 says the creation failed.
   struct SetupMsg {
     uint64_t number = 0;
     segment::Handle handle;
+    uint64_t depth = 0;  // slots per rank: rank 0 decides, the others follow
   };
-  static_assert(sizeof(SetupMsg) == 16);
+  static_assert(sizeof(SetupMsg) == 24);
   SetupMsg setupMsg_;
   uint64_t number_ = 0;
   Request* setup_ = nullptr;

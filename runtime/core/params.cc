@@ -111,6 +111,10 @@ constexpr Param kParams[] = {
     {"LOOM_COLL_SHM", "auto",
      "Shared-memory collectives for communicators whose ranks share a node: auto (on for "
      "2..LOOM_COLL_SHM_MAX_RANKS ranks), 0 (off)"},
+    {"LOOM_COLL_SHM_DEPTH", "auto",
+     "Staging slots per rank in a communicator's collective segment (a power of two, 2 to "
+     "256; comm rank 0's value holds): a rank may run this many steps minus one ahead of the "
+     "slowest. auto: 4, or 32 when the node runs more ranks than cores"},
     {"LOOM_COLL_SHM_SLOT", "16k",
      "Bytes of each rank's staging slot in a communicator's collective segment (four are "
      "kept per rank); larger messages go through it in pieces of this size"},

@@ -23,6 +23,14 @@ foreach(n 1 2 3 4 5 8)
                COMMAND --stdout-count "^coll_shm: rank [0-9]+ ok=${n}"
                -- ${LOOMRUN} -n ${n} ${_shm_all} -x LOOM_COLL_SHM_SLOT=4096
                $<TARGET_FILE:mp_coll_shm>)
+  # Two slots per rank (every step waits for the slowest rank) and 64 (ranks
+  # run far ahead, as oversubscribed nodes get by default).
+  foreach(depth 2 64)
+    loom_mp_test(mp.coll.shm.depth${depth}.${n} TIMEOUT 120
+                 COMMAND --stdout-count "^coll_shm: rank [0-9]+ ok=${n}"
+                 -- ${LOOMRUN} -n ${n} ${_shm_all} -x LOOM_COLL_SHM_SLOT=4096
+                 -x LOOM_COLL_SHM_DEPTH=${depth} $<TARGET_FILE:mp_coll_shm>)
+  endforeach()
   loom_mp_test(mp.coll.shm.cma.${n} TIMEOUT 120
                COMMAND --stdout-count "^coll_shm: rank [0-9]+ ok=${n}"
                -- ${LOOMRUN} -n ${n} -x LOOM_COLL_ALLREDUCE=cma $<TARGET_FILE:mp_coll_shm>)
