@@ -18,6 +18,7 @@ Status barrierShm(const CollArgs& a, Request** out);
 Status bcastShm(const CollArgs& a, Request** out);
 Status reduceShm(const CollArgs& a, Request** out);
 Status allreduceShm(const CollArgs& a, Request** out);
+Status reduceScatterBlockShm(const CollArgs& a, Request** out);
 Status allgatherShm(const CollArgs& a, Request** out);
 Status gatherShm(const CollArgs& a, Request** out);
 Status scatterShm(const CollArgs& a, Request** out);

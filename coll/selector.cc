@@ -199,6 +199,9 @@ constexpr Rule kRules[] = {
     // reduce + scatterv fallback serves non-commutative ops.
     {Collective::kReduceScatter, kAny, 1, kAnyRanks, false, "ring"},
     {Collective::kReduceScatter, kAny, 1, kAnyRanks, false, "reduce_scatterv"},
+    // One node, small inputs (bytes: the whole input): shared memory, one
+    // synchronisation per slot's worth instead of p - 1 messages.
+    {Collective::kReduceScatterBlock, 16384, 2, 64, false, "shm", 1, 1},
     {Collective::kReduceScatterBlock, kAny, 1, kAnyRanks, false, "ring"},
     {Collective::kReduceScatterBlock, kAny, 1, kAnyRanks, false, "reduce_scatterv"},
     // Device buffers (bytes: the whole input): the ring, natively, above
