@@ -10,7 +10,7 @@
 // descriptor and map it, and rank 0 closes its descriptor once they all
 // have. Where segments must be named it is /dev/shm/loom-<nspace>-coll-
 // <rank>-<n> (mode 0600) and the last rank to map it unlinks the name. It
-// holds, per rank, one flag (its own 128-byte line) and depth (4, or 32 when
+// holds, per rank, one flag (its own 128-byte line) and depth (4, or 128 when
 // ranks outnumber cores; LOOM_COLL_SHM_DEPTH, rank 0's choice) staging
 // slots of LOOM_COLL_SHM_SLOT bytes.
 //
@@ -24,7 +24,7 @@
 //     k - depth) once every flag >= k - depth + 1 (slotFree).
 // Every rank publishes every step, even those where it writes nothing, so
 // one rule serves all algorithms. With four slots a writer runs up to three
-// steps ahead of its slowest reader (31 with the oversubscribed default): a root of bcast or a rank of reduce
+// steps ahead of its slowest reader (127 with the oversubscribed default): a root of bcast or a rank of reduce
 // need not wait for the others to finish the previous call, and messages
 // larger than a slot pipeline through the slots.
 //

@@ -114,7 +114,7 @@ constexpr Param kParams[] = {
     {"LOOM_COLL_SHM_DEPTH", "auto",
      "Staging slots per rank in a communicator's collective segment (a power of two, 2 to "
      "256; comm rank 0's value holds): a rank may run this many steps minus one ahead of the "
-     "slowest. auto: 4, or 32 when the node runs more ranks than cores"},
+     "slowest. auto: 4, or 128 when the node runs more ranks than cores"},
     {"LOOM_COLL_SHM_SLOT", "16k",
      "Bytes of each rank's staging slot in a communicator's collective segment (four are "
      "kept per rank); larger messages go through it in pieces of this size"},
