@@ -112,7 +112,16 @@ Status ShmColl::compare(const ShmOp& op, int r) const {
   const Signature& sig = signature(r, kOpSignature);
   // Most reads find the peer on another op (or still on this one, already
   // compared): leave after one load when the steps differ.
-  if (sig.id.load(std::memory_order_acquire) != op.base) return Status::ok();
+  const uint64_t at = sig.id.load(std::memory_order_acquire);
+  if (at > op.base && at < op.base + op.steps) {
+    // The peer began a later op inside this op's steps: its version of this
+    // call took fewer steps (ranks passed different counts, both sides on the
+    // shared segment), and the step this rank reads is not this call's.
+    return errorf(MPI_ERR_OTHER, "rank %d has left this collective call after %llu of its "
+                  "%u steps here: the ranks passed different counts or datatypes", r,
+                  static_cast<unsigned long long>(at - op.base), op.steps);
+  }
+  if (at != op.base) return Status::ok();
   uint64_t id;
   Desc theirs;
   if (!sig.read(&id, &theirs) || id != op.base) return Status::ok();

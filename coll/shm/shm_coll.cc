@@ -310,7 +310,16 @@ bool ShmColl::drain() {
       // A peer that gave up on this call published its steps: what they
       // seem to hold is not data (one header load per call). Say what
       // differed if this call's descriptions show it.
-      if (st.isOk() && done && poisoned()) st = checkSignatures(*op);
+      if (st.isOk() && done && poisoned()) {
+        st = checkSignatures(*op);
+        // Nothing differed that this rank can see (the peer that failed is
+        // still in an earlier call whose steps it published as it gave up,
+        // and this op read them as its own): the op's data is not data.
+        if (st.isOk()) {
+          Status f = sharedFailure();
+          if (!f.isOk() && failedCall_ <= op->args.call) st = std::move(f);
+        }
+      }
       if (!st.isOk()) {
         // Give up on this call, poison the communicator, and then publish
         // the call's steps so no peer waits for them: a peer that sees them

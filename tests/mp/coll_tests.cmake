@@ -67,7 +67,7 @@ foreach(n 2 3 4)
                  -- ${LOOMRUN} -n ${n} ${force} $<TARGET_FILE:mp_coll_truncate>)
   endforeach()
   # Other mismatches where the ranks pick different algorithms.
-  foreach(mode root-small reduce allgather)
+  foreach(mode root-small root-small-shm reduce allgather)
     loom_mp_test(mp.coll.truncate.${mode}.${n} TIMEOUT 30
                  COMMAND --stdout-count "^coll_truncate: rank [0-9]+ ok$=${n}"
                  -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_truncate> ${mode})

@@ -14,6 +14,8 @@
  * argv[1] picks other mismatches of the same kind, where only "no rank
  * hangs, the job goes on" is checked:
  *   root-small  the root broadcasts 40 bytes, the others expect 16 MiB
+ *   root-small-shm  the root 40 bytes, the others 48 KiB: both take the
+ *               shared segment, in 1 and 3 steps
  *   reduce      rank 1 reduces 10 ints to rank 0, the others 1 Mi ints
  *   allgather   rank 1 passes blocks of 40 bytes, the others of 1 MiB
  * Prints "coll_truncate: rank R ok" on success. */
@@ -46,6 +48,8 @@ int main(int argc, char** argv) {
     if (rank != 0) check(rc != MPI_SUCCESS, "the truncated MPI_Bcast succeeded");
   } else if (!strcmp(mode, "root-small")) {
     rc = MPI_Bcast(buf, rank == 0 ? 40 : big, MPI_BYTE, 0, MPI_COMM_WORLD);
+  } else if (!strcmp(mode, "root-small-shm")) {
+    rc = MPI_Bcast(buf, rank == 0 ? 40 : 48 << 10, MPI_BYTE, 0, MPI_COMM_WORLD);
   } else if (!strcmp(mode, "reduce")) {
     rc = MPI_Reduce(buf, out, rank == 1 ? 10 : 1 << 20, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
   } else if (!strcmp(mode, "allgather")) {
