@@ -135,6 +135,9 @@ struct Rule {
   // (ranks of one call may differ in memory kind; they must exchange the
   // same messages).
   device::MemKind mem = device::MemKind::kHost;
+  // Only when the node runs more ranks than cores (progress::oversubscribed),
+  // where every round of messages costs a context switch.
+  bool oversubscribedOnly = false;
 };
 inline constexpr const char* kStaged = "staged";
 std::span<const Rule> rules();

@@ -27,7 +27,7 @@ bool run(ShmColl& c, ShmOp& op) {
     const size_t off = op.step * op.piece;
     const size_t len = std::min(op.piece, op.bytes - std::min(op.bytes, off));
     if (root) {
-      if (!c.slotFree(k)) return false;  // everyone is done with this slot
+      if (!shm::rootMayWrite(c, op, k)) return false;  // everyone is done with this slot
       shm::packPiece(a.recvbuf, a.count, a.type, off, c.slot(c.rank(), k), len);
       c.publish(k);
       continue;

@@ -26,7 +26,7 @@ bool run(ShmColl& c, ShmOp& op) {
     const size_t len = std::min(op.piece, total - std::min(total, off));
     if (op.phase == 0) {
       if (root) {
-        if (!c.slotFree(k)) return false;  // everyone is done with this slot
+        if (!shm::rootMayWrite(c, op, k)) return false;  // everyone is done with this slot
         shm::packPiece(a.sendbuf, a.count * p, a.type, off, c.slot(me, k), len);
       }
       c.publish(k);

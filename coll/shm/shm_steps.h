@@ -32,6 +32,16 @@ inline void unpackPiece(void* buf, int64_t count, Datatype* t, size_t off, const
     (void)t->unpack(buf, count, off, src, len);
 }
 
+// How far the root of a bcast or scatter may run ahead of its slowest reader
+// within one call (steps). The readers only watch the root's flag, so a
+// root that never waits would never compare the others' descriptions of the
+// call (a different root, say) with its own: a call of more steps than this
+// does so at least once. Across calls it runs up to the depth ahead.
+constexpr uint32_t kRootWindow = 16;
+inline bool rootMayWrite(ShmColl& c, const ShmOp& op, uint64_t k) {
+  return c.slotFree(k) && (op.step < kRootWindow || c.allReached(k - kRootWindow + 1));
+}
+
 // Steps to move `bytes` through slots in pieces of `piece` bytes (at least
 // one: a zero-byte call still synchronises like its collective must).
 inline uint32_t stepsFor(size_t bytes, size_t piece) {
