@@ -282,6 +282,10 @@ void* hostAlias(const void* p) {
   return gImpl ? gImpl->hostAlias(p) : nullptr;
 }
 
+bool mockEnqueue(Stream s, void (*fn)(void*), void* arg) {
+  return gKind == Backend::kMock && mockEnqueueOn(s, fn, arg);
+}
+
 Status ipcGet(const void* p, IpcHandle* out) {
   if (!gImpl) return errorf(MPI_ERR_OTHER, "no device backend: no IPC handle for %p", p);
   return gImpl->ipcGet(p, out);

@@ -131,6 +131,12 @@ void hostFree(void* p);
 // memory. Only the mock's reductions use it.
 void* hostAlias(const void* p);
 
+// The mock's asynchronous mode (LOOM_DEVICE_MOCK_ASYNC, tests only): Loom's
+// own streams are queues run by a thread of their own, as a GPU runs them.
+// Queues `fn` (the mock's "kernel") on `s` and returns true when `s` is
+// such a stream; false otherwise (the caller runs the work at once).
+bool mockEnqueue(Stream s, void (*fn)(void*), void* arg);
+
 // --- IPC: a handle another process of the node opens to map the same
 // device memory (the on-node rendezvous, p2p/device_path.h). The handle's
 // bytes name the allocation: a new allocation gets new bytes even at the

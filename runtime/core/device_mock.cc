@@ -18,11 +18,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include "core/device_backend.h"
 #include "core/device_stream_impl.h"
@@ -110,12 +113,79 @@ class Mock final : public BackendImpl {
   // (loom_mock_stream_create, for the stream-ordered API) is a thread that
   // runs its queue in order: copies and fences on it go there
   // (device_mock_stream.cc).
+  //
+  // LOOM_DEVICE_MOCK_ASYNC=N (N > 0): Loom's own streams are mock streams
+  // too (a thread each, device_mock_stream.cc), so their copies and
+  // reductions (enqueue) run some time after they were queued, concurrently
+  // with the host code that queued them, and only their fences tell when
+  // they have run, as on a GPU. Each item first sleeps N microseconds,
+  // which widens the window in which an ordering mistake (host code or
+  // another stream reading what a queued item has not yet written, or
+  // reusing what it has not yet read) shows as wrong data or a fault. A
+  // copy that fails there aborts the process with the reason (nothing would
+  // report it: Loom's fences carry no error in the mock).
+  static int asyncDelay() {
+    static const int n = static_cast<int>(params::getInt("LOOM_DEVICE_MOCK_ASYNC"));
+    return n;
+  }
+  bool isOwnAsync(const void* h) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return h && own_.count(h) != 0;
+  }
+
   Status streamCreate(Stream* s) override {
+    if (asyncDelay() > 0) {
+      s->h = mockstream::create();
+      std::lock_guard<std::mutex> lock(mu_);
+      own_.insert(s->h);
+      return Status::ok();
+    }
     s->h = kDone;
     return Status::ok();
   }
-  void streamDestroy(Stream) override {}
+  void streamDestroy(Stream s) override {
+    if (!isOwnAsync(s.h)) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      own_.erase(s.h);
+    }
+    mockstream::destroy(s.h);
+  }
+
+  // An item of one of Loom's own asynchronous streams: sleeps, then runs.
+  struct Job {
+    void (*fn)(void*);
+    void* arg;
+    static void run(void* p) {
+      auto* j = static_cast<Job*>(p);
+      std::this_thread::sleep_for(std::chrono::microseconds(asyncDelay()));
+      j->fn(j->arg);
+      delete j;
+    }
+  };
+  bool enqueue(Stream s, void (*fn)(void*), void* arg) {
+    if (!isOwnAsync(s.h)) return false;
+    mockstream::launch(s.h, Job::run, new Job{fn, arg});
+    return true;
+  }
+  struct CopyJob {
+    void* dst;
+    const void* src;
+    size_t n;
+    static void run(void* p) {
+      auto* c = static_cast<CopyJob*>(p);
+      Status st = mockBackend()->copy(c->dst, c->src, c->n);
+      if (!st.isOk()) {
+        std::fprintf(stderr, "loom mock device (LOOM_DEVICE_MOCK_ASYNC): a queued copy failed: %s\n",
+                     st.message().c_str());
+        std::abort();
+      }
+      delete c;
+    }
+  };
+
   Status copyAsync(void* dst, const void* src, size_t n, Stream s) override {
+    if (enqueue(s, CopyJob::run, new CopyJob{dst, src, n})) return Status::ok();
     if (s.h != kDone && mockstream::isStream(s.h)) return mockstream::copyAsync(s.h, dst, src, n);
     return copy(dst, src, n);
   }
@@ -267,6 +337,7 @@ class Mock final : public BackendImpl {
  private:
   using Map = std::map<uintptr_t, Alloc>;
   std::set<SlowFence*> slow_;
+  std::set<const void*> own_;  // Loom's own streams in the asynchronous mode
 
   // LOOM_DEVICE_MOCK_IPC_FAIL: which IPC step fails, to test the fallbacks
   // (a CUDA device may refuse either: memory from cudaMallocAsync pools
@@ -329,9 +400,19 @@ class Mock final : public BackendImpl {
 
 }  // namespace
 
-BackendImpl* mockBackend() {
+namespace {
+Mock* theMock() {
   static Mock* m = new Mock();  // never destroyed: buffers may outlive static destructors
   return m;
+}
+}  // namespace
+
+BackendImpl* mockBackend() {
+  return theMock();
+}
+
+bool mockEnqueueOn(Stream s, void (*fn)(void*), void* arg) {
+  return theMock()->enqueue(s, fn, arg);
 }
 
 }  // namespace loom::device
