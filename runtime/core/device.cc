@@ -282,6 +282,20 @@ void* hostAlias(const void* p) {
   return gImpl ? gImpl->hostAlias(p) : nullptr;
 }
 
+void* mockProgramAlloc(size_t n) {
+  if (gKind != Backend::kMock) return nullptr;
+  static const bool packed = params::getBool("LOOM_DEVICE_MOCK_PACKED");
+  return packed ? gImpl->deviceAlloc(n) : deviceAlloc(n);
+}
+void mockProgramFree(void* p) {
+  if (gKind != Backend::kMock || !p) return;
+  static const bool packed = params::getBool("LOOM_DEVICE_MOCK_PACKED");
+  if (packed)
+    gImpl->deviceFree(p);
+  else
+    deviceFree(p);
+}
+
 bool mockEnqueue(Stream s, void (*fn)(void*), void* arg) {
   return gKind == Backend::kMock && mockEnqueueOn(s, fn, arg);
 }

@@ -137,6 +137,13 @@ void* hostAlias(const void* p);
 // such a stream; false otherwise (the caller runs the work at once).
 bool mockEnqueue(Stream s, void (*fn)(void*), void* arg);
 
+// The mock's test hooks (loom_mock_device_malloc/free): memory as a
+// program's cudaMalloc gives it. Under LOOM_DEVICE_MOCK_PACKED Loom is not
+// told of it (its memory-kind cache learns of it by asking, as it must of
+// a program's CUDA allocations); otherwise deviceAlloc/deviceFree.
+void* mockProgramAlloc(size_t n);
+void mockProgramFree(void* p);
+
 // --- IPC: a handle another process of the node opens to map the same
 // device memory (the on-node rendezvous, p2p/device_path.h). The handle's
 // bytes name the allocation: a new allocation gets new bytes even at the
