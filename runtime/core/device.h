@@ -35,6 +35,15 @@
 //     (oldest first). A range the program freed and the host reused would
 //     be staged through cudaMemcpy, which copies host memory too (only a
 //     wasted copy).
+//   * a host answer is about one address, but it is remembered for the
+//     whole page: cudaMalloc packs small allocations into shared pages, so
+//     an address that is no allocation (just past a buffer, in a gap) is
+//     called host by the driver while its page holds device memory. So an
+//     operation that touches no byte (an empty message, whose pointer may
+//     lie past its buffer's end) does not ask, and a page is not
+//     remembered as host where a known device range meets it. A program
+//     that asks (an empty message of its own) about an address next to
+//     device memory Loom has not seen yet can still mislabel that page.
 //   Managed (cudaMallocManaged) and registered host memory count as host:
 //   the host can touch them, so they need no staging.
 #pragma once
