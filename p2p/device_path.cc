@@ -255,7 +255,11 @@ void sendConsumed(Request* r) {
 }  // namespace
 
 Status prepareSend(Request* r, const ProtocolLimits& lim) {
-  const Protocol p = selectProtocol(r->total, r->type->isContiguous(), device::kindOf(r->buf), lim);
+  // An empty message touches no byte: its pointer need not be memory at all
+  // (a collective's empty block lies just past the end of its buffer), and
+  // must not be asked about: see device.h, the kind cache's limits.
+  const device::MemKind mem = r->total ? device::kindOf(r->buf) : device::MemKind::kHost;
+  const Protocol p = selectProtocol(r->total, r->type->isContiguous(), mem, lim);
   r->protocol = static_cast<uint8_t>(p.kind);
   if (p.staging == Staging::kWhole) {
     ++gCounters.deviceStagedWhole;
@@ -266,7 +270,9 @@ Status prepareSend(Request* r, const ProtocolLimits& lim) {
 }
 
 Status prepareRecv(Request* r) {
-  if (!device::isDevice(r->buf)) return Status::ok();
+  // Nothing lands in an empty receive (a longer message is truncated to
+  // nothing): host, without asking about a pointer that may be none.
+  if (r->count <= 0 || r->type->size() == 0 || !device::isDevice(r->buf)) return Status::ok();
   if (r->type->isContiguous() && !r->fold) {
     r->hint |= kHintDevice;
     return Status::ok();

@@ -648,9 +648,10 @@ std::string describeNetwork() {
 
 bool sendEagerNow(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm) {
   if (!type->isContiguous()) return false;
-  if (device::active() && device::isDevice(buf)) [[unlikely]]
-    return false;  // start() stages it
   const size_t bytes = static_cast<size_t>(count) * typeSize(type);
+  // (An empty message is not asked about: its pointer may be none.)
+  if (device::active() && bytes && device::isDevice(buf)) [[unlikely]]
+    return false;  // start() stages it
   const Kind kind = selectProtocol(bytes, true, *E.shmLim);
   if (kind != Kind::kInline && kind != Kind::kEager) return false;
   const int job = comm->worldRank(dest);

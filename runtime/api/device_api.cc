@@ -31,11 +31,11 @@ bool mockOn() {
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) void* loom_mock_device_malloc(size_t bytes) {
-  return mockOn() ? loom::device::deviceAlloc(bytes) : nullptr;
+  return mockOn() ? loom::device::mockProgramAlloc(bytes) : nullptr;
 }
 
 extern "C" __attribute__((visibility("default"))) void loom_mock_device_free(void* p) {
-  if (mockOn()) loom::device::deviceFree(p);
+  if (mockOn()) loom::device::mockProgramFree(p);
 }
 
 extern "C" __attribute__((visibility("default"))) void loom_mock_device_memcpy(void* dst,

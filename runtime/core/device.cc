@@ -66,6 +66,16 @@ void forgetRangeAt(uintptr_t a) {
   std::erase_if(gRanges, [&](const DevRange& d) { return d.r.base <= a && a < d.r.end; });
 }
 
+// Whether a remembered device range covers any byte of `page`.
+bool pageHoldsDevice(uintptr_t page) {
+  const uintptr_t lo = page << kPageShift, hi = lo + (uintptr_t{1} << kPageShift);
+  std::lock_guard<std::mutex> lock(gRangeMu);
+  auto it = std::lower_bound(gRanges.begin(), gRanges.end(), hi,
+                             [](const DevRange& d, uintptr_t x) { return d.r.base < x; });
+  // Sorted and disjoint: only the last range starting below hi can reach lo.
+  return it != gRanges.begin() && std::prev(it)->r.end > lo;
+}
+
 void forgetHostPages(Range r) {
   const uintptr_t lo = r.base >> kPageShift, hi = (r.end + (1u << kPageShift) - 1) >> kPageShift;
   for (auto& slot : gHostPage) {
@@ -132,7 +142,13 @@ MemKind detail::kindOfSlow(const void* p) {
   if (!gCacheOn) return k;
   if (k == MemKind::kHost) {
     forgetRangeAt(a);  // a freed allocation's range, if it was remembered
-    slot.store(page, std::memory_order_relaxed);
+    // "Host" for one address is not "host" for its page: cudaMalloc packs
+    // small allocations (256-byte granules), so an address just past one
+    // allocation, or in a gap between two, is no allocation (the driver
+    // says host) while its page holds device memory. Such a page is not
+    // remembered as host where a device range Loom knows of meets it (the
+    // host-page answer is checked first and would hide that range).
+    if (!pageHoldsDevice(page)) slot.store(page, std::memory_order_relaxed);
   } else {
     addRange(r);
   }
@@ -280,6 +296,24 @@ void hostFree(void* p) {
 }
 void* hostAlias(const void* p) {
   return gImpl ? gImpl->hostAlias(p) : nullptr;
+}
+
+void* mockProgramAlloc(size_t n) {
+  if (gKind != Backend::kMock) return nullptr;
+  static const bool packed = params::getBool("LOOM_DEVICE_MOCK_PACKED");
+  return packed ? gImpl->deviceAlloc(n) : deviceAlloc(n);
+}
+void mockProgramFree(void* p) {
+  if (gKind != Backend::kMock || !p) return;
+  static const bool packed = params::getBool("LOOM_DEVICE_MOCK_PACKED");
+  if (packed)
+    gImpl->deviceFree(p);
+  else
+    deviceFree(p);
+}
+
+bool mockEnqueue(Stream s, void (*fn)(void*), void* arg) {
+  return gKind == Backend::kMock && mockEnqueueOn(s, fn, arg);
 }
 
 Status ipcGet(const void* p, IpcHandle* out) {

@@ -35,6 +35,15 @@
 //     (oldest first). A range the program freed and the host reused would
 //     be staged through cudaMemcpy, which copies host memory too (only a
 //     wasted copy).
+//   * a host answer is about one address, but it is remembered for the
+//     whole page: cudaMalloc packs small allocations into shared pages, so
+//     an address that is no allocation (just past a buffer, in a gap) is
+//     called host by the driver while its page holds device memory. So an
+//     operation that touches no byte (an empty message, whose pointer may
+//     lie past its buffer's end) does not ask, and a page is not
+//     remembered as host where a known device range meets it. A program
+//     that asks (an empty message of its own) about an address next to
+//     device memory Loom has not seen yet can still mislabel that page.
 //   Managed (cudaMallocManaged) and registered host memory count as host:
 //   the host can touch them, so they need no staging.
 #pragma once
@@ -130,6 +139,19 @@ void hostFree(void* p);
 // mock's read-write view of its allocations; nullptr for CUDA and for host
 // memory. Only the mock's reductions use it.
 void* hostAlias(const void* p);
+
+// The mock's asynchronous mode (LOOM_DEVICE_MOCK_ASYNC, tests only): Loom's
+// own streams are queues run by a thread of their own, as a GPU runs them.
+// Queues `fn` (the mock's "kernel") on `s` and returns true when `s` is
+// such a stream; false otherwise (the caller runs the work at once).
+bool mockEnqueue(Stream s, void (*fn)(void*), void* arg);
+
+// The mock's test hooks (loom_mock_device_malloc/free): memory as a
+// program's cudaMalloc gives it. Under LOOM_DEVICE_MOCK_PACKED Loom is not
+// told of it (its memory-kind cache learns of it by asking, as it must of
+// a program's CUDA allocations); otherwise deviceAlloc/deviceFree.
+void* mockProgramAlloc(size_t n);
+void mockProgramFree(void* p);
 
 // --- IPC: a handle another process of the node opens to map the same
 // device memory (the on-node rendezvous, p2p/device_path.h). The handle's

@@ -57,6 +57,9 @@ class BackendImpl {
 
 // device_mock.cc: the mock (always built).
 BackendImpl* mockBackend();
+// device_mock.cc: queues fn(arg) on one of the mock's own streams when
+// LOOM_DEVICE_MOCK_ASYNC made it a queue (device.h, mockEnqueue).
+bool mockEnqueueOn(Stream s, void (*fn)(void*), void* arg);
 // device_cuda.cc (CUDA builds) or device_nocuda.cc: the CUDA backend, or
 // nullptr where it is not built; and the number of CUDA devices with the
 // reason when there are none ("insufficient driver", "not built").

@@ -18,11 +18,16 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
+#include <vector>
 
 #include "core/device_backend.h"
 #include "core/device_stream_impl.h"
@@ -31,6 +36,20 @@
 namespace loom::device {
 namespace {
 
+// LOOM_DEVICE_MOCK_PACKED: small allocations are carved out of shared
+// 2 MiB regions ("arenas", one memfd each) at 256-byte alignment, as
+// cudaMalloc packs small buffers, so one 4 KiB page holds several
+// allocations and the gaps between them; such an allocation's range is the
+// bytes asked for, not whole pages.
+struct Arena {
+  char* user;  // the PROT_NONE view
+  char* rw;
+  int fd;
+  size_t size;
+  uint64_t gen;                    // names the arena in IPC handles
+  std::map<size_t, size_t> free;  // offset -> bytes, coalesced
+};
+
 struct Alloc {
   size_t size;  // bytes the program asked for (mapped: whole pages)
   size_t mapped;
@@ -38,7 +57,12 @@ struct Alloc {
   int fd;
   bool imported;  // mapped from another process's handle (ipcOpen)
   uint64_t gen;   // which allocation of this process (IPC handles name it)
+  Arena* arena = nullptr;  // packed: carved from this arena (mapped = size)
 };
+
+constexpr size_t kArenaBytes = size_t{2} << 20;
+constexpr size_t kPackMax = size_t{256} << 10;  // larger allocations get their own memfd
+constexpr size_t kPackAlign = 256;
 
 size_t pageRound(size_t n) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -110,12 +134,79 @@ class Mock final : public BackendImpl {
   // (loom_mock_stream_create, for the stream-ordered API) is a thread that
   // runs its queue in order: copies and fences on it go there
   // (device_mock_stream.cc).
+  //
+  // LOOM_DEVICE_MOCK_ASYNC=N (N > 0): Loom's own streams are mock streams
+  // too (a thread each, device_mock_stream.cc), so their copies and
+  // reductions (enqueue) run some time after they were queued, concurrently
+  // with the host code that queued them, and only their fences tell when
+  // they have run, as on a GPU. Each item first sleeps N microseconds,
+  // which widens the window in which an ordering mistake (host code or
+  // another stream reading what a queued item has not yet written, or
+  // reusing what it has not yet read) shows as wrong data or a fault. A
+  // copy that fails there aborts the process with the reason (nothing would
+  // report it: Loom's fences carry no error in the mock).
+  static int asyncDelay() {
+    static const int n = static_cast<int>(params::getInt("LOOM_DEVICE_MOCK_ASYNC"));
+    return n;
+  }
+  bool isOwnAsync(const void* h) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return h && own_.count(h) != 0;
+  }
+
   Status streamCreate(Stream* s) override {
+    if (asyncDelay() > 0) {
+      s->h = mockstream::create();
+      std::lock_guard<std::mutex> lock(mu_);
+      own_.insert(s->h);
+      return Status::ok();
+    }
     s->h = kDone;
     return Status::ok();
   }
-  void streamDestroy(Stream) override {}
+  void streamDestroy(Stream s) override {
+    if (!isOwnAsync(s.h)) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      own_.erase(s.h);
+    }
+    mockstream::destroy(s.h);
+  }
+
+  // An item of one of Loom's own asynchronous streams: sleeps, then runs.
+  struct Job {
+    void (*fn)(void*);
+    void* arg;
+    static void run(void* p) {
+      auto* j = static_cast<Job*>(p);
+      std::this_thread::sleep_for(std::chrono::microseconds(asyncDelay()));
+      j->fn(j->arg);
+      delete j;
+    }
+  };
+  bool enqueue(Stream s, void (*fn)(void*), void* arg) {
+    if (!isOwnAsync(s.h)) return false;
+    mockstream::launch(s.h, Job::run, new Job{fn, arg});
+    return true;
+  }
+  struct CopyJob {
+    void* dst;
+    const void* src;
+    size_t n;
+    static void run(void* p) {
+      auto* c = static_cast<CopyJob*>(p);
+      Status st = mockBackend()->copy(c->dst, c->src, c->n);
+      if (!st.isOk()) {
+        std::fprintf(stderr, "loom mock device (LOOM_DEVICE_MOCK_ASYNC): a queued copy failed: %s\n",
+                     st.message().c_str());
+        std::abort();
+      }
+      delete c;
+    }
+  };
+
   Status copyAsync(void* dst, const void* src, size_t n, Stream s) override {
+    if (enqueue(s, CopyJob::run, new CopyJob{dst, src, n})) return Status::ok();
     if (s.h != kDone && mockstream::isStream(s.h)) return mockstream::copyAsync(s.h, dst, src, n);
     return copy(dst, src, n);
   }
@@ -175,7 +266,72 @@ class Mock final : public BackendImpl {
     mockstream::markDestroy(f.h);
   }
 
+  // LOOM_DEVICE_MOCK_PACKED (read once).
+  static bool packed() {
+    static const bool on = params::getBool("LOOM_DEVICE_MOCK_PACKED");
+    return on;
+  }
+
+  void* packedAlloc(size_t n) {
+    const size_t want = (std::max<size_t>(n, 1) + kPackAlign - 1) / kPackAlign * kPackAlign;
+    std::lock_guard<std::mutex> lock(mu_);
+    Arena* in = nullptr;
+    size_t off = 0;
+    for (Arena* a : arenas_) {
+      for (auto it = a->free.begin(); it != a->free.end(); ++it) {
+        if (it->second < want) continue;
+        in = a;
+        off = it->first;
+        const size_t left = it->second - want;
+        a->free.erase(it);
+        if (left) a->free[off + want] = left;
+        break;
+      }
+      if (in) break;
+    }
+    if (!in) {
+      const int fd = static_cast<int>(syscall(SYS_memfd_create, "loom-mock-arena", MFD_CLOEXEC));
+      if (fd < 0) return nullptr;
+      void* user = nullptr;
+      char* rw = nullptr;
+      if (ftruncate(fd, static_cast<off_t>(kArenaBytes)) != 0 ||
+          !mapTwice(fd, kArenaBytes, &user, &rw)) {
+        close(fd);
+        return nullptr;
+      }
+      in = new Arena{static_cast<char*>(user), rw, fd, kArenaBytes, ++gen_, {}};
+      arenas_.push_back(in);
+      off = 0;
+      in->free[want] = kArenaBytes - want;
+    }
+    Alloc a{n, std::max<size_t>(n, 1), in->rw + off, in->fd, false, ++gen_, in};
+    char* user = in->user + off;
+    allocs_[reinterpret_cast<uintptr_t>(user)] = a;
+    return user;
+  }
+
+  void packedFreeLocked(std::map<uintptr_t, Alloc>::iterator it) {
+    Arena* a = it->second.arena;
+    size_t off = static_cast<size_t>(reinterpret_cast<char*>(it->first) - a->user);
+    size_t len = (it->second.mapped + kPackAlign - 1) / kPackAlign * kPackAlign;
+    allocs_.erase(it);
+    auto next = a->free.lower_bound(off);
+    if (next != a->free.end() && off + len == next->first) {
+      len += next->second;
+      next = a->free.erase(next);
+    }
+    if (next != a->free.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + prev->second == off) {
+        prev->second += len;
+        return;
+      }
+    }
+    a->free[off] = len;
+  }
+
   void* deviceAlloc(size_t n) override {
+    if (packed() && n <= kPackMax) return packedAlloc(n);
     const size_t m = pageRound(n);
     const int fd = static_cast<int>(syscall(SYS_memfd_create, "loom-mock-device", MFD_CLOEXEC));
     if (fd < 0) return nullptr;
@@ -199,6 +355,10 @@ class Mock final : public BackendImpl {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = allocs_.find(reinterpret_cast<uintptr_t>(p));
     if (it == allocs_.end() || it->second.imported) return;
+    if (it->second.arena) {
+      packedFreeLocked(it);
+      return;
+    }
     unmapLocked(it);
   }
 
@@ -220,6 +380,15 @@ class Mock final : public BackendImpl {
     if (it == allocs_.end())
       return errorf(MPI_ERR_OTHER, "%p is not mock device memory: no IPC handle", p);
     std::memset(out, 0, sizeof *out);
+    if (const Arena* a = it->second.arena) {
+      // A packed allocation: the handle maps its whole arena.
+      std::memcpy(out->bytes, &a->gen, sizeof a->gen);
+      out->offset = static_cast<uint64_t>(static_cast<const char*>(p) - a->user);
+      out->size = a->size;
+      out->pid = getpid();
+      out->fd = a->fd;
+      return Status::ok();
+    }
     // Like a CUDA handle, the bytes name the allocation: one freed and
     // another made at the same address get different handles, so a peer's
     // cache of opened handles can tell them apart (the fd number alone may
@@ -267,6 +436,8 @@ class Mock final : public BackendImpl {
  private:
   using Map = std::map<uintptr_t, Alloc>;
   std::set<SlowFence*> slow_;
+  std::set<const void*> own_;  // Loom's own streams in the asynchronous mode
+  std::vector<Arena*> arenas_;  // LOOM_DEVICE_MOCK_PACKED; never unmapped
 
   // LOOM_DEVICE_MOCK_IPC_FAIL: which IPC step fails, to test the fallbacks
   // (a CUDA device may refuse either: memory from cudaMallocAsync pools
@@ -329,9 +500,19 @@ class Mock final : public BackendImpl {
 
 }  // namespace
 
-BackendImpl* mockBackend() {
+namespace {
+Mock* theMock() {
   static Mock* m = new Mock();  // never destroyed: buffers may outlive static destructors
   return m;
+}
+}  // namespace
+
+BackendImpl* mockBackend() {
+  return theMock();
+}
+
+bool mockEnqueueOn(Stream s, void (*fn)(void*), void* arg) {
+  return theMock()->enqueue(s, fn, arg);
 }
 
 }  // namespace loom::device

@@ -254,10 +254,11 @@ Status unpackAny(const Datatype* t, void* buf, int64_t count, const void* in, si
 // ---- p2p requests -------------------------------------------------------------------
 
 Status stageRequest(Request* r, bool isSend) {
-  if (kindOf(r->buf) != MemKind::kDevice) return Status::ok();
   int64_t lo = 0, hi = 0;
   typeSpan(r->count, r->type, &lo, &hi);
-  if (hi <= lo) return Status::ok();  // no byte is touched
+  // No byte is touched: nothing to stage, and the pointer (maybe just past
+  // a buffer) is not asked about (device.h, the kind cache's limits).
+  if (hi <= lo || kindOf(r->buf) != MemKind::kDevice) return Status::ok();
   auto* s = new Stage();
   s->setWhat(isSend ? "a send from device memory" : "a receive into device memory");
   Status st;

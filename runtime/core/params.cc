@@ -161,6 +161,18 @@ constexpr Param kParams[] = {
      "For tests: a fence of the mock device's own streams answers \"not yet\" to this many "
      "polls before it passes (the copies themselves still run at once), so the paths that "
      "wait for a GPU's asynchronous work run as on a GPU"},
+    {"LOOM_DEVICE_MOCK_PACKED", "0",
+     "For tests: the mock device packs allocations up to 256 KiB into shared 2 MiB regions "
+     "at 256-byte alignment, as cudaMalloc does (a page then holds several allocations and "
+     "the unallocated gaps between them, each allocation's range being the bytes asked for), "
+     "and the program's allocations (loom_mock_device_malloc) are not announced to Loom's "
+     "memory-kind cache, as a program's cudaMalloc is not"},
+    {"LOOM_DEVICE_MOCK_ASYNC", "0",
+     "For tests: 1 or more makes the mock device's own streams (Loom's copies, fences and "
+     "reductions on them) queues that a thread of their own runs in order, as a GPU does: "
+     "work is done some time after it was queued, and only a fence tells when; each item "
+     "first sleeps this many microseconds (1: barely), so ordering mistakes between Loom's "
+     "streams and host code show up; 0: the copies run at once"},
     {"LOOM_DEVICE_MEMKIND_CACHE", "1",
      "Remember which pointers are host memory (by page) and which are device allocations (by "
      "range), so small host messages cost no driver call; 0 asks the driver every time"},
