@@ -91,6 +91,13 @@ constexpr Rule kRules[] = {
     // One node, small blocks: shared memory (measured 2-3x faster than the
     // messages up to 4 KiB blocks for gather, 2 KiB for scatter, 1 KiB for
     // alltoall, at 2 and 4 ranks; scatter not when oversubscribed).
+    // Oversubscribed (128 slots per rank): staging beats the trees' rounds
+    // further, up to 16 KiB blocks. 8 ranks on 2 cores, 100 calls, two runs:
+    // gather of 4 KiB blocks 6.6-6.8 us against 31-38 (binomial), of 16 KiB
+    // 56-58 against 79-86; scatter of 4 KiB blocks 2.6-7.9 against 26-28,
+    // of 16 KiB 8.9-22 against 37-47; from 32 KiB blocks the messages win.
+    oversubscribed(Collective::kGather, 16384, "shm"),
+    oversubscribed(Collective::kScatter, 16384, "shm"),
     {Collective::kGather, 4096, 2, 64, false, "shm", 1, 1},
     {Collective::kScatter, 2048, 2, 64, false, "shm", 1, 1},
     {Collective::kGather, 16384, 4, kAnyRanks, false, "binomial"},
@@ -167,6 +174,9 @@ constexpr Rule kRules[] = {
     // vectors; the chain keeps rank order for non-commutative ops.
     // One node: all stage, the root folds; up to 16 KiB (beyond, the
     // two copies per byte lose to messages' single copy).
+    // Oversubscribed: up to 32 KiB (8 ranks on 2 cores: 48 us against 54-82
+    // for the binomial tree at 32 KiB, 53-58 against 82-114 at 16 KiB).
+    oversubscribed(Collective::kReduce, 32768, "shm"),
     {Collective::kReduce, 16384, 2, 64, false, "shm", 1, 1},
     {Collective::kReduce, kAny, 1, kAnyRanks, false, "binomial"},
     {Collective::kReduce, kAny, 1, kAnyRanks, false, "linear"},
