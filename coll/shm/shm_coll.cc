@@ -197,8 +197,20 @@ Status ShmColl::create() {
   base_ = p;
   flags_ = static_cast<std::byte*>(p) + flagsAt;
   slots_ = static_cast<std::byte*>(p) + slotsAt;
+  touchOwnSlots();
   setPid();
   return Status::ok();
+}
+
+// Faults in the first page of each of this rank's slots now, before any
+// step is published (nobody reads them yet), rather than one page fault per
+// slot during the first `depth` steps: with 128 slots that was ~10 us per
+// call over the first 200 calls of an oversubscribed job.
+void ShmColl::touchOwnSlots() {
+  for (uint64_t k = 0; k < depth_; ++k) {
+    volatile std::byte* b = slot(rank_, k);
+    *b = std::byte{0};
+  }
 }
 
 // Next to this rank's flag; written before its first publish, so a peer
@@ -230,6 +242,7 @@ Status ShmColl::attach() {
   base_ = p;
   flags_ = static_cast<std::byte*>(p) + flagsAt;
   slots_ = static_cast<std::byte*>(p) + slotsAt;
+  touchOwnSlots();
   setPid();
   if (h->attached.fetch_add(1, std::memory_order_acq_rel) + 1 == size_)
     segment::unlinkName(&segment_);
