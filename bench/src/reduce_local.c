@@ -40,21 +40,6 @@ static void dev_sync(void)
 #endif
 }
 
-static void copy_same(void *dst, const void *src, size_t n)
-{
-    if (!bench_o.device) {
-        memcpy(dst, src, n);
-        return;
-    }
-#ifdef BENCH_CUDA
-    if (bench_dev_kind == BENCH_DEV_CUDA) {
-        cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice);
-        return;
-    }
-#endif
-    bench_mock_memcpy(dst, src, n);
-}
-
 struct rtype {
     const char *name;
     MPI_Datatype type;
@@ -141,14 +126,14 @@ int main(int argc, char **argv)
             }
             /* Warm up both, then time each. */
             MPI_Reduce_local(in, io, (int)n, t->type, op);
-            copy_same(io, in, bytes);
+            bench_copy(io, in, bytes);
             dev_sync();
             double t0 = now_s();
             for (i = 0; i < iters; i++) MPI_Reduce_local(in, io, (int)n, t->type, op);
             dev_sync();
             double tr = (now_s() - t0) / iters;
             t0 = now_s();
-            for (i = 0; i < iters; i++) copy_same(io, in, bytes);
+            for (i = 0; i < iters; i++) bench_copy(io, in, bytes);
             dev_sync();
             double tc = (now_s() - t0) / iters;
             double gr = 3.0 * bytes / tr / 1e9, gc = 2.0 * bytes / tc / 1e9;

@@ -19,20 +19,15 @@ bool run(ShmColl& c, ShmOp& op) {
   const CollArgs& a = op.args;
   const int p = c.size();
   const int64_t blockExtent = a.recvCount * a.recvType->extent();
+  // In place, this rank's block of recvbuf is its input.
+  const void* in = a.inPlace ? static_cast<char*>(a.recvbuf) + c.rank() * blockExtent : a.sendbuf;
+  const int64_t inCount = a.inPlace ? a.recvCount : a.count;
+  Datatype* inType = a.inPlace ? a.recvType : a.type;
   for (; op.step < op.steps; ++op.step, op.phase = 0) {
-    const uint64_t k = op.base + op.step;
-    const size_t off = op.step * op.piece;
-    const size_t len = std::min(op.piece, op.bytes - std::min(op.bytes, off));
-    if (op.phase == 0) {
-      if (!c.slotFree(k)) return false;  // everyone is done with this slot
-      if (a.inPlace)
-        shm::packPiece(static_cast<char*>(a.recvbuf) + c.rank() * blockExtent, a.recvCount,
-                       a.recvType, off, c.slot(c.rank(), k), len);
-      else
-        shm::packPiece(a.sendbuf, a.count, a.type, off, c.slot(c.rank(), k), len);
-      c.publish(k);
-      op.phase = 1;
-    }
+    const shm::Step s = shm::stepAt(op, op.bytes);
+    const uint64_t k = s.k;
+    const size_t off = s.off, len = s.len;
+    if (!shm::stageOwn(c, op, s, in, inCount, inType)) return false;
     if (!c.allReached(k)) return false;
     for (int r = 0; r < p; ++r) {
       if (r == c.rank() && a.inPlace) continue;

@@ -22,17 +22,10 @@ namespace {
 bool run(ShmColl& c, ShmOp& op) {
   const CollArgs& a = op.args;
   for (; op.step < op.steps; ++op.step, op.phase = 0) {
-    const uint64_t k = op.base + op.step;
-    const size_t off = op.step * op.piece;
-    const size_t len = std::min(op.piece, op.bytes - std::min(op.bytes, off));
-    if (op.phase == 0) {
-      if (!c.slotFree(k)) return false;  // everyone is done with this slot
-      shm::packPiece(a.sendbuf, a.count, a.type, off, c.slot(c.rank(), k), len);
-      c.publish(k);
-      op.phase = 1;
-    }
-    if (!c.allReached(k)) return false;
-    shm::foldIntoResult(c, op, k, off, len);
+    const shm::Step s = shm::stepAt(op, op.bytes);
+    if (!shm::stageOwn(c, op, s, a.sendbuf, a.count, a.type)) return false;
+    if (!c.allReached(s.k)) return false;
+    shm::foldIntoResult(c, op, s.k, s.off, s.len);
   }
   return true;
 }

@@ -29,15 +29,10 @@ bool run(ShmColl& c, ShmOp& op) {
   const size_t lo = static_cast<size_t>(c.rank()) * blk, hi = lo + blk;
   const int p = c.size();
   for (; op.step < op.steps; ++op.step, op.phase = 0) {
-    const uint64_t k = op.base + op.step;
-    const size_t off = op.step * op.piece;
-    const size_t len = std::min(op.piece, op.bytes - std::min(op.bytes, off));
-    if (op.phase == 0) {
-      if (!c.slotFree(k)) return false;  // everyone is done with this slot
-      shm::packPiece(a.sendbuf, a.count, a.type, off, c.slot(c.rank(), k), len);
-      c.publish(k);
-      op.phase = 1;
-    }
+    const shm::Step s = shm::stepAt(op, op.bytes);
+    const uint64_t k = s.k;
+    const size_t off = s.off, len = s.len;
+    if (!shm::stageOwn(c, op, s, a.sendbuf, a.count, a.type)) return false;
     if (!c.allReached(k)) return false;
     const shm::Overlap o = shm::overlap(lo, hi, off, len);
     if (o.len == 0) continue;

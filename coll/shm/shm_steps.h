@@ -42,6 +42,29 @@ inline bool rootMayWrite(ShmColl& c, const ShmOp& op, uint64_t k) {
   return c.slotFree(k) && (op.step < kRootWindow || c.allReached(k - kRootWindow + 1));
 }
 
+// Where step op.step of an op that moves `total` bytes lies: its global
+// number k and its bytes [off, off + len) of the stream.
+struct Step {
+  uint64_t k;
+  size_t off, len;
+};
+inline Step stepAt(const ShmOp& op, size_t total) {
+  const size_t off = op.step * op.piece;
+  return Step{op.base + op.step, off, std::min(op.piece, total - std::min(total, off))};
+}
+
+// Phase 0 of a step in which every rank stages its own piece of (buf,
+// count, t) and publishes the step: false while its slot is still read.
+inline bool stageOwn(ShmColl& c, ShmOp& op, const Step& s, const void* buf, int64_t count,
+                     Datatype* t) {
+  if (op.phase != 0) return true;
+  if (!c.slotFree(s.k)) return false;  // everyone is done with this slot
+  packPiece(buf, count, t, s.off, c.slot(c.rank(), s.k), s.len);
+  c.publish(s.k);
+  op.phase = 1;
+  return true;
+}
+
 // Steps to move `bytes` through slots in pieces of `piece` bytes (at least
 // one: a zero-byte call still synchronises like its collective must).
 inline uint32_t stepsFor(size_t bytes, size_t piece) {
