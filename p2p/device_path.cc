@@ -25,17 +25,16 @@ namespace {
 // While copies run, a progress poller of its own completes them, so the
 // engine's poll (every host message's path) has no device check.
 void (*gDone)(Request*) = nullptr;
-bool gPolling = false;
 int pollHook(void*) { return gDone ? poll(gDone) : 0; }
+// The poller is installed exactly while gPending != 0.
 void setPending(size_t n) {
+  const bool was = gPending != 0;
   gPending = n;
-  if ((gPending != 0) != gPolling) {
-    gPolling = gPending != 0;
-    if (gPolling)
-      progress::add(pollHook, nullptr);
-    else
-      progress::remove(pollHook, nullptr);
-  }
+  if (was == (n != 0)) return;
+  if (n)
+    progress::add(pollHook, nullptr);
+  else
+    progress::remove(pollHook, nullptr);
 }
 }  // namespace
 

@@ -298,15 +298,20 @@ void* hostAlias(const void* p) {
   return gImpl ? gImpl->hostAlias(p) : nullptr;
 }
 
+namespace {
+bool mockPacked() {
+  static const bool on = params::getBool("LOOM_DEVICE_MOCK_PACKED");
+  return on;
+}
+}  // namespace
+
 void* mockProgramAlloc(size_t n) {
   if (gKind != Backend::kMock) return nullptr;
-  static const bool packed = params::getBool("LOOM_DEVICE_MOCK_PACKED");
-  return packed ? gImpl->deviceAlloc(n) : deviceAlloc(n);
+  return mockPacked() ? gImpl->deviceAlloc(n) : deviceAlloc(n);
 }
 void mockProgramFree(void* p) {
   if (gKind != Backend::kMock || !p) return;
-  static const bool packed = params::getBool("LOOM_DEVICE_MOCK_PACKED");
-  if (packed)
+  if (mockPacked())
     gImpl->deviceFree(p);
   else
     deviceFree(p);
