@@ -359,8 +359,8 @@ void deliverRts(Request* r, const MsgHeader& h, int srcJob, const void* body) {
     dev::prepareLanding(r, m, *t->limits);  // pinned slots, copied to the device as they fill
   } else if (E.ntMin && h.size >= E.ntMin && t == E.shm) {
     if (E.ntMode == NtMode::kAuto) {
-      r->hint = (E.choice[srcJob].pick(h.size) ? kFlagStream : 0) | kHintMeasured;
       r->startTicks = ticks();
+      r->hint = (E.choice[srcJob].pick(h.size, r->startTicks) ? kFlagStream : 0) | kHintMeasured;
     } else if (E.ntMode == NtMode::kAlways && !r->fold) {
       r->hint = kFlagStream;
     }
@@ -378,7 +378,7 @@ void onData(Request* r, const MsgHeader& h, const void* payload, size_t n) {
   if (r->transferred >= r->total) {
     if (r->hint & kFlagStream) streamFence();
     if (r->hint & kHintMeasured)
-      E.choice[r->remoteRank].record(r->total, r->hint & kFlagStream, ticks() - r->startTicks);
+      E.choice[r->remoteRank].finished(r->total, r->hint & kFlagStream, r->startTicks, ticks());
     r->bytes = static_cast<int64_t>(std::min(r->total, cap));
     r->finish();
   }

@@ -9,10 +9,13 @@
 //
 // The receiver keeps, per peer and per size class (powers of two from
 // 16 KiB), the recent cost per byte of each way, measured from its clear to
-// send to the last byte landed. It uses the cheaper way (streaming only when
+// send (or the end of the peer's previous message, see finished) to the
+// last byte landed. It uses the cheaper way (streaming only when
 // clearly cheaper, see kStreamWins) and tries the other
-// once every kProbeEvery messages, so a change of placement is noticed
-// within a hundred messages or so. A way not measured yet is tried first.
+// once every kProbeEvery messages but at most once per kProbeTicks, so a
+// change of placement is noticed within a hundred messages or a few
+// milliseconds, whichever is later. The first messages of a class try
+// both ways twice (kWarmup).
 #pragma once
 
 #include <chrono>
@@ -46,14 +49,55 @@ class StreamChoice {
   // while the cached way was twice as fast end to end; across CCDs the
   // streamed way measures about half the cached one.
   static constexpr float kStreamWins = 0.7f;
+  // And at most one probe per this many ticks (~5-8 ms at 2-3 GHz). A probe
+  // in a stream of messages pays for the state the other way left: a cached
+  // 1 MiB message among streamed ones measured 1.0 tick/B against 0.17 for
+  // its neighbours, so one probe in 32 cost a window of 1 MiB messages 15%
+  // of its bandwidth. Placements last minutes; milliseconds to notice are
+  // enough.
+  static constexpr uint64_t kProbeTicks = uint64_t{1} << 24;
+  static constexpr float kProbeShare = 32.0f;
+  // The first messages of a size class alternate, cached first: the first
+  // of each way pays for pages touched the first time, and only a later,
+  // faster one shows its real cost (costs fall at once, rise slowly).
+  static constexpr uint32_t kWarmup = 4;
 
-  // Whether the next message of `bytes` should be streamed.
-  bool pick(size_t bytes) {
+  // Whether the next message of `bytes`, whose clear to send leaves at tick
+  // `now`, should be streamed.
+  bool pick(size_t bytes, uint64_t now) {
     Cell& c = cells_[classOf(bytes)];
+    if (c.warm < kWarmup) return (c.warm++ & 1) != 0;
     if (c.cost[0] == 0.0f) return false;
     if (c.cost[1] == 0.0f) return true;
     const bool best = c.cost[1] < kStreamWins * c.cost[0];
-    return ++c.picks % kProbeEvery == 0 ? !best : best;
+    // A probe costs the other way's extra; keep probes kProbeShare times
+    // that apart, so they cost a stream of messages ~1/kProbeShare of its
+    // time whatever the ratio (8x across CCDs for a cached 1 MiB message).
+    const float extra = (best ? c.cost[0] - c.cost[1] : c.cost[1] - c.cost[0]) *
+                        static_cast<float>(bytes) * kProbeShare;
+    const uint64_t gap = extra > static_cast<float>(kProbeTicks) ? static_cast<uint64_t>(extra)
+                                                                 : kProbeTicks;
+    if (++c.picks >= kProbeEvery && now - c.lastProbe >= gap) {
+      c.picks = 0;
+      c.lastProbe = now;
+      return !best;
+    }
+    return best;
+  }
+
+  // A message of `bytes`, copied the way `streamed` says, whose clear to
+  // send left at tick `start`, landed its last byte at `now`. Its cost runs
+  // from `start` or from the end of the previous message of this peer,
+  // whichever is later: one sender streams its messages one after another,
+  // so a message whose clear to send went out while earlier ones were still
+  // moving (a window of nonblocking receives) waited for them, and that
+  // wait is theirs, not its own. Counting it made streamed windows of 1 MiB
+  // look as costly as cached ones, and auto kept the cached way at half the
+  // streamed bandwidth.
+  void finished(size_t bytes, bool streamed, uint64_t start, uint64_t now) {
+    const uint64_t from = start > lastDone_ ? start : lastDone_;
+    lastDone_ = now;
+    record(bytes, streamed, now > from ? now - from : 0);
   }
 
   // What a message of `bytes` cost, copied the way `streamed` says.
@@ -87,9 +131,12 @@ class StreamChoice {
  private:
   struct Cell {
     float cost[2] = {0.0f, 0.0f};  // ticks per byte: [0] cached, [1] streamed
-    uint32_t picks = 0;
+    uint32_t warm = 0;        // warm-up picks made
+    uint32_t picks = 0;       // since the last probe
+    uint64_t lastProbe = 0;   // tick of the last probe
   };
   Cell cells_[kClasses];
+  uint64_t lastDone_ = 0;  // tick at which this peer's last measured message landed
 };
 
 }  // namespace loom::p2p

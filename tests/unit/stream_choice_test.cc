@@ -13,10 +13,15 @@ constexpr size_t kMiB = size_t{1} << 20;
 // Runs `n` messages of `bytes` through `c`, where a cached copy costs
 // `cached` ticks per byte and a streamed one `streamed`; returns how many
 // were streamed.
-int run(StreamChoice& c, size_t bytes, int n, float cached, float streamed) {
+// `step`: ticks between two messages' clears to send (by default enough
+// for every probe that kProbeEvery allows).
+int run(StreamChoice& c, size_t bytes, int n, float cached, float streamed,
+        uint64_t step = StreamChoice::kProbeTicks) {
+  static uint64_t now = 0;
   int s = 0;
   for (int i = 0; i < n; ++i) {
-    bool st = c.pick(bytes);
+    now += step;
+    bool st = c.pick(bytes, now);
     s += st;
     c.record(bytes, st, static_cast<uint64_t>((st ? streamed : cached) * static_cast<float>(bytes)));
   }
@@ -40,15 +45,15 @@ TEST(StreamChoice, SizeClasses) {
 
 TEST(StreamChoice, TriesBothWaysFirst) {
   StreamChoice c;
-  EXPECT_FALSE(c.pick(kMiB));
+  EXPECT_FALSE(c.pick(kMiB, 1));
   c.record(kMiB, false, kMiB);
-  EXPECT_TRUE(c.pick(kMiB));
+  EXPECT_TRUE(c.pick(kMiB, 2));
   c.record(kMiB, true, kMiB);
   EXPECT_GT(c.cost(kMiB, false), 0.0f);
   EXPECT_GT(c.cost(kMiB, true), 0.0f);
   // Other size classes know nothing yet.
   EXPECT_EQ(c.cost(64 * 1024, false), 0.0f);
-  EXPECT_FALSE(c.pick(64 * 1024));
+  EXPECT_FALSE(c.pick(64 * 1024, 3));
 }
 
 TEST(StreamChoice, CachedWhenNearProbingStreamedRarely) {
@@ -88,7 +93,7 @@ TEST(StreamChoice, FollowsAChangeOfPlacement) {
 TEST(StreamChoice, OneSlowMessageDoesNotFlipTheChoice) {
   StreamChoice c;
   run(c, kMiB, 100, 0.5f, 1.0f);
-  bool st = c.pick(kMiB);
+  bool st = c.pick(kMiB, 0);
   ASSERT_FALSE(st);
   c.record(kMiB, false, static_cast<uint64_t>(1000.0f * kMiB));  // preempted for a while
   EXPECT_LE(run(c, kMiB, 20, 0.5f, 1.0f), 1);
@@ -100,4 +105,27 @@ TEST(StreamChoice, ZeroBytesAndZeroTicksAreHarmless) {
   EXPECT_EQ(c.cost(0, false), 0.0f);
   c.record(kMiB, false, 0);
   EXPECT_GT(c.cost(kMiB, false), 0.0f);
+}
+
+TEST(StreamChoice, ProbesAtMostOncePerInterval) {
+  StreamChoice c;
+  run(c, kMiB, 2, 0.5f, 1.0f);  // both ways measured
+  // Messages 64 times as often as probes may be: one probe in 64, not in 32.
+  int s = run(c, kMiB, 640, 0.5f, 1.0f, StreamChoice::kProbeTicks / 64);
+  EXPECT_LE(s, 640 / 64 + 1);
+  EXPECT_GE(s, 640 / 64 - 1);
+}
+
+// A window of receives: every clear to send left at once, and the sender
+// streams the messages one after another. Each costs its own copy, not the
+// wait for the ones before it.
+TEST(StreamChoice, QueuedMessagesCountFromThePreviousOne) {
+  StreamChoice c;
+  const uint64_t start = 1000;
+  for (int i = 1; i <= 8; ++i) c.finished(kMiB, true, start, start + i * kMiB);
+  EXPECT_FLOAT_EQ(c.cost(kMiB, true), 1.0f);
+  // A message whose clear to send left after the previous one landed
+  // counts from its clear to send.
+  c.finished(kMiB, true, start + 20 * kMiB, start + 20 * kMiB + kMiB / 2);
+  EXPECT_FLOAT_EQ(c.cost(kMiB, true), 0.5f);
 }
