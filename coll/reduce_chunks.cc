@@ -66,3 +66,22 @@ void recvReduceChunks(Schedule& s, void* buf, int64_t count, Datatype* t, Op* op
 }
 
 }  // namespace loom::coll
+
+namespace loom::coll {
+
+void recvReduceChunksFrom(Schedule& s, void* buf, const void* base, int64_t count, Datatype* t,
+                          Op* op, int peer) {
+  if (count == 0 || !p2p::canFold(t)) {
+    if (base != buf) s.local([=] { copyLike(base, buf, count, t); });
+    recvReduceChunks(s, buf, count, t, op, peer);
+    return;
+  }
+  const int64_t k = reduceChunks(count, t);
+  for (int64_t c = 0; c < k; ++c) {
+    const int64_t off = chunkOffset(count, k, c);
+    s.recvReduceFrom(elemAt(buf, off, t), elemAt(base, off, t), chunkSize(count, k, c), t, op,
+                     peer);
+  }
+}
+
+}  // namespace loom::coll

@@ -56,5 +56,8 @@ inline int64_t chunkOffset(int64_t count, int64_t k, int64_t c) {
 void sendChunks(Schedule& s, const void* buf, int64_t count, Datatype* t, int peer);
 void recvChunks(Schedule& s, void* buf, int64_t count, Datatype* t, int peer);
 void recvReduceChunks(Schedule& s, void* buf, int64_t count, Datatype* t, Op* op, int peer);
+// buf = received op base, piece by piece (Schedule::recvReduceFrom).
+void recvReduceChunksFrom(Schedule& s, void* buf, const void* base, int64_t count, Datatype* t,
+                          Op* op, int peer);
 
 }  // namespace loom::coll

@@ -1,6 +1,7 @@
 #include "coll/schedule.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/log.h"
 #include "coll/op.h"
@@ -31,9 +32,12 @@ void Schedule::recv(void* buf, int64_t count, Datatype* type, int peer) {
 }
 
 namespace {
+// The transport hands a fold the data bytes themselves (a contiguous type's
+// buffer + trueLb + offset), so this is a packed reduction: reduceLocal
+// would add trueLb again and fold the wrong bytes of a type whose data does
+// not start at its origin.
 void foldWithOp(const void* in, void* inout, size_t bytes, void* ctx, Datatype* type) {
-  (void)reduceLocal(in, inout, static_cast<int64_t>(bytes / type->size()), type,
-                    static_cast<Op*>(ctx));
+  reducePacked(in, inout, bytes, type, static_cast<Op*>(ctx));
 }
 }  // namespace
 
@@ -48,6 +52,32 @@ void Schedule::recvReduce(void* buf, int64_t count, Datatype* type, Op* op, int 
   recv(tmp, count, type, peer);
   endRound();
   local([=] { (void)reduceLocal(tmp, buf, count, type, op); });
+}
+
+namespace {
+// ctx: the Step; the piece of its base at the same offset as `inout` goes
+// there first.
+void foldFromBase(const void* in, void* inout, size_t bytes, void* ctx, Datatype* type) {
+  const auto* st = static_cast<const Schedule::Step*>(ctx);
+  const char* base = static_cast<const char*>(st->base) +
+                     (static_cast<char*>(inout) - static_cast<char*>(st->buf));
+  std::memcpy(inout, base, bytes);
+  foldWithOp(in, inout, bytes, st->op, type);
+}
+}  // namespace
+
+void Schedule::recvReduceFrom(void* buf, const void* base, int64_t count, Datatype* type, Op* op,
+                              int peer) {
+  if (base == buf) return recvReduce(buf, count, type, op, peer);
+  if (count > 0 && p2p::canFold(type)) {
+    Step s{Step::Kind::kRecv, buf, count, type, peer, nullptr};
+    s.op = op;
+    s.base = base;
+    rounds_.back().steps.push_back(std::move(s));
+    return;
+  }
+  local([=] { copyLike(base, buf, count, type); });
+  recvReduce(buf, count, type, op, peer);
 }
 
 void Schedule::local(LocalFn fn) {
@@ -143,8 +173,10 @@ bool Schedule::startRound() {
         s.kind == Step::Kind::kSend
             ? p2p::isend(s.buf, s.count, s.type, s.peer, tag_, comm_, SendMode::kStandard,
                          Channel::kColl, &r, sig_)
-        : s.op ? p2p::irecvFold(s.buf, s.count, s.type, s.peer, tag_, comm_, foldWithOp, s.op, &r,
-                                sig_)
+        : s.base ? p2p::irecvFold(s.buf, s.count, s.type, s.peer, tag_, comm_, foldFromBase, &s,
+                                  &r, sig_)
+        : s.op   ? p2p::irecvFold(s.buf, s.count, s.type, s.peer, tag_, comm_, foldWithOp, s.op,
+                                  &r, sig_)
                : p2p::irecv(s.buf, s.count, s.type, s.peer, tag_, comm_, Channel::kColl, &r, sig_);
     if (!st.isOk()) {
       status_ = st;

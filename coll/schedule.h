@@ -69,6 +69,12 @@ class Schedule {
   // scratch and reduced in a round of its own. So: add it last in its round,
   // and do not send from `buf` in the same round.
   void recvReduce(void* buf, int64_t count, Datatype* type, Op* op, int peer);
+  // The same with `buf` = received op `base` (base: a buffer of the same
+  // layout that the schedule does not write): each piece of `base` is copied
+  // into `buf` just before the piece that arrived is folded into it, while
+  // both are in the cache, instead of copying all of `base` first.
+  void recvReduceFrom(void* buf, const void* base, int64_t count, Datatype* type, Op* op,
+                      int peer);
   void local(LocalFn fn);
   // A device step (see the top of this file): `fn` runs at round start,
   // after the round's local steps, queueing work on the schedule's stream;
@@ -128,6 +134,7 @@ class Schedule {
     int peer;
     LocalFn fn;
     Op* op = nullptr;  // kRecv: reduce into buf instead of overwriting it
+    const void* base = nullptr;  // with op: buf = received op base (recvReduceFrom)
   };
   struct Round {
     std::vector<Step> steps;

@@ -145,25 +145,32 @@ Status allreduceRabenseifner(Schedule& s, const CollArgs& a) {
   Op* op = a.op;
   const int64_t n = a.count;
   char* const acc = static_cast<char*>(a.recvbuf);
-  if (!a.inPlace) {
-    const void* src = a.sendbuf;
-    s.local([=] { copyLike(src, acc, n, t); });
+  // Nothing is copied into recvbuf first where it can be helped: what a
+  // rank sends before any reduction touched it goes from sendbuf, what it
+  // receives whole overwrites recvbuf, and the first half it keeps is folded
+  // from sendbuf piece by piece (recvReduceChunksFrom), as is the odd
+  // ranks' fold-in.
+  const char* const src = static_cast<const char*>(a.inPlace ? a.recvbuf : a.sendbuf);
+  if (p == 1) {
+    if (!a.inPlace) s.local([=] { copyLike(src, acc, n, t); });
+    return Status::ok();
   }
-  if (p == 1) return Status::ok();
 
   int pof2 = 1;
   while (pof2 * 2 <= p) pof2 *= 2;
   const int rem = p - pof2;
+  const char* from = src;  // where data no reduction touched yet is read
   int v;
   if (r < 2 * rem) {
     if (r % 2 == 0) {
-      sendChunks(s, acc, n, t, r + 1);
+      sendChunks(s, src, n, t, r + 1);
       s.endRound();
       v = -1;
     } else {
-      recvReduceChunks(s, acc, n, t, op, r - 1);
+      recvReduceChunksFrom(s, acc, src, n, t, op, r - 1);
       s.endRound();
       v = r / 2;
+      from = acc;
     }
   } else {
     v = r - rem;
@@ -173,11 +180,13 @@ Status allreduceRabenseifner(Schedule& s, const CollArgs& a) {
     auto off = [n, pof2](int b) { return blockOffset(n, pof2, b); };
     const std::vector<HalvingStep> steps = halvingSteps(v, pof2, rem);
     for (const HalvingStep& st : steps) {
-      sendChunks(s, elemAt(acc, off(st.giveLo), t), off(st.giveHi) - off(st.giveLo), t, st.peer);
-      // The half we keep is folded in as it arrives; we send the other.
-      recvReduceChunks(s, elemAt(acc, off(st.keepLo), t), off(st.keepHi) - off(st.keepLo), t, op,
-                       st.peer);
+      sendChunks(s, elemAt(from, off(st.giveLo), t), off(st.giveHi) - off(st.giveLo), t, st.peer);
+      // The half we keep is folded in as it arrives (the first time
+      // straight from sendbuf, piece by piece); we send the other.
+      recvReduceChunksFrom(s, elemAt(acc, off(st.keepLo), t), elemAt(from, off(st.keepLo), t),
+                           off(st.keepHi) - off(st.keepLo), t, op, st.peer);
       s.endRound();
+      from = acc;
     }
     for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
       s.send(elemAt(acc, off(it->keepLo), t), off(it->keepHi) - off(it->keepLo), t, it->peer);

@@ -139,6 +139,8 @@ inline std::string simulate(std::vector<std::unique_ptr<coll::Schedule>>& scheds
             std::vector<char> tmp(cap);
             char* base = tmp.data() - pr.step->type->trueLb();
             pr.step->type->unpack(base, pr.step->count, 0, m.data.data(), cap);
+            if (pr.step->base)  // recvReduceFrom: buf = received op base
+              coll::copyLike(pr.step->base, pr.step->buf, pr.step->count, pr.step->type);
             (void)coll::reduceLocal(base, pr.step->buf, pr.step->count, pr.step->type,
                                     pr.step->op);
           } else if (cap && device::isDevice(pr.step->buf)) {

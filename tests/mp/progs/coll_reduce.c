@@ -69,6 +69,12 @@ static void usersum(void* in, void* inout, int* len, MPI_Datatype* dt) {
   for (int i = 0; i < *len; ++i) ((int*)inout)[i] += ((int*)in)[i];
 }
 
+/* The same on elements of two ints 8 bytes past each element's origin. */
+static void shiftedsum(void* in, void* inout, int* len, MPI_Datatype* dt) {
+  (void)dt;
+  for (int k = 0; k < 2 * *len; ++k) ((int*)inout)[2 + k] += ((int*)in)[2 + k];
+}
+
 static long sumRange(int lo, int hi, long i) {
   long s = 0;
   for (int r = lo; r < hi; ++r) s += val(r, i);
@@ -249,6 +255,36 @@ static void testTypes(MPI_Comm comm) {
     CHECK(vout[i] == (data ? size * (size - 1) / 2 + size * i : -1));
   }
   OK(MPI_Type_free(&vec));
+  /* A contiguous type whose data starts 8 bytes past its origin (true lower
+   * bound 8): eager and pipelined messages, whose pieces are folded as they
+   * arrive, and the user sum on it. */
+  {
+    int two = 2;
+    MPI_Aint eight = 8;
+    MPI_Datatype sh;
+    OK(MPI_Type_create_hindexed(1, &two, &eight, MPI_INT, &sh));
+    OK(MPI_Type_commit(&sh));
+    MPI_Op us;
+    OK(MPI_Op_create(shiftedsum, 1, &us));
+    const long counts[] = {1, 3000, 70000};
+    for (int c = 0; c < 3; ++c) {
+      long n = counts[c];
+      int* in = malloc((2 * n + 4) * sizeof(int));
+      int* out = malloc((2 * n + 4) * sizeof(int));
+      CHECK(in && out);
+      for (int u = 0; u < 2; ++u) {
+        for (long i = 0; i < 2 * n + 4; ++i) in[i] = i < 2 ? -5 : val(rank, i), out[i] = -7;
+        OK(MPI_Allreduce(in, out, (int)n, sh, u ? us : MPI_SUM, comm));
+        CHECK(out[0] == -7 && out[1] == -7);
+        for (long i = 2; i < 2 * n + 2; ++i) CHECK(out[i] == sumRange(0, size, i));
+        CHECK(out[2 * n + 2] == -7);
+      }
+      free(in);
+      free(out);
+    }
+    OK(MPI_Op_free(&us));
+    OK(MPI_Type_free(&sh));
+  }
   /* MPI_Reduce_local */
   int la[3] = {1, 2, 3}, lb[3] = {10, 20, 30};
   OK(MPI_Reduce_local(la, lb, 3, MPI_INT, MPI_SUM));
