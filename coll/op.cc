@@ -201,6 +201,7 @@ bool reductionCommutative(const CollArgs& a) { return !a.op || a.op->commutative
 
 // The baseline loop (SSE2 on x86-64), always present.
 #define LOOM_REDUCE_HOST_FN applyPackedBaseline
+#define LOOM_REDUCE_HOST_FROM_FN applyPackedFromBaseline
 #include "coll/reduce_host.h"
 
 namespace loom::coll {
@@ -208,14 +209,18 @@ namespace loom::coll {
 #if LOOM_X86_KERNELS
 void applyPacked_x86_v3(OpKind, BasicKind, int64_t, const void*, void*, int64_t);
 void applyPacked_x86_v4(OpKind, BasicKind, int64_t, const void*, void*, int64_t);
+void applyPackedFrom_x86_v3(OpKind, BasicKind, int64_t, const void*, const void*, void*, int64_t);
+void applyPackedFrom_x86_v4(OpKind, BasicKind, int64_t, const void*, const void*, void*, int64_t);
 #endif
 
 namespace {
 
 using ApplyFn = void (*)(OpKind, BasicKind, int64_t, const void*, void*, int64_t);
+using ApplyFromFn = void (*)(OpKind, BasicKind, int64_t, const void*, const void*, void*, int64_t);
 
 struct HostIsa {
   ApplyFn fn = applyPackedBaseline;
+  ApplyFromFn from = applyPackedFromBaseline;
   const char* name = "baseline";
   HostIsa() {
 #if LOOM_X86_KERNELS
@@ -226,9 +231,11 @@ struct HostIsa {
     const bool v4 = __builtin_cpu_supports("x86-64-v4"), v3 = __builtin_cpu_supports("x86-64-v3");
     if (v4 && (want == "auto" || want == "avx512")) {
       fn = applyPacked_x86_v4;
+      from = applyPackedFrom_x86_v4;
       name = "avx512";
     } else if (v3 && (want == "auto" || want == "avx512" || want == "avx2")) {
       fn = applyPacked_x86_v3;
+      from = applyPackedFrom_x86_v3;
       name = "avx2";
     }
 #endif
@@ -244,6 +251,12 @@ void applyPacked(OpKind op, BasicKind kind, int64_t elemBytes, const void* in, v
                  int64_t n) {
   static const ApplyFn fn = hostIsa().fn;
   fn(op, kind, elemBytes, in, io, n);
+}
+
+void applyPackedFrom(OpKind op, BasicKind kind, int64_t elemBytes, const void* in,
+                     const void* base, void* out, int64_t n) {
+  static const ApplyFromFn fn = hostIsa().from;
+  fn(op, kind, elemBytes, in, base, out, n);
 }
 
 }  // namespace
@@ -333,6 +346,18 @@ void reducePacked(const void* in, void* inout, size_t bytes, Datatype* type, Op*
   }
   const int64_t e = elementBytes(type->kind(), type);
   applyPacked(op->kind(), type->kind(), e, in, inout, static_cast<int64_t>(bytes) / e);
+}
+
+void reducePackedFrom(const void* in, const void* base, void* out, size_t bytes, Datatype* type,
+                      Op* op) {
+  if (bytes == 0) return;
+  if (op->kind() == Op::Kind::kUser || base == out) {
+    if (base != out) std::memcpy(out, base, bytes);
+    reducePacked(in, out, bytes, type, op);
+    return;
+  }
+  const int64_t e = elementBytes(type->kind(), type);
+  applyPackedFrom(op->kind(), type->kind(), e, in, base, out, static_cast<int64_t>(bytes) / e);
 }
 
 void copyLike(const void* src, void* dst, int64_t count, const Datatype* t) {

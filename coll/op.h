@@ -112,6 +112,11 @@ Status reduceLocal(const void* in, void* inout, int64_t count, Datatype* type, O
 // function sees typed elements), which the callers check.
 size_t reduceUnit(const Datatype* type, const Op* op);
 void reducePacked(const void* in, void* inout, size_t bytes, Datatype* type, Op* op);
+// out = in op base over `bytes` packed bytes, the same bits as copying base
+// to out and reducePacked(in, out); one pass for a predefined op. `out`
+// overlaps neither operand unless it is `base`.
+void reducePackedFrom(const void* in, const void* base, void* out, size_t bytes, Datatype* type,
+                      Op* op);
 
 // --- Device buffers (reduce_device.cc).
 

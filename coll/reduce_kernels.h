@@ -180,6 +180,19 @@ LOOM_HD inline void applyKernel(const T* LOOM_RESTRICT in, T* LOOM_RESTRICT inou
   for (; i < n; ++i) inout[i] = f(in[i], inout[i]);
 }
 
+// out[i] = in[i] op base[i], i < n: applyKernel with the second operand read
+// from `base` instead of the result (three distinct buffers); the same
+// calls of `f` on the same operands, so the same bits.
+template <class T, class F>
+LOOM_HD inline void applyKernel3(const T* LOOM_RESTRICT in, const T* LOOM_RESTRICT base,
+                                 T* LOOM_RESTRICT out, int64_t n, F f) {
+  constexpr int64_t kBlock = 16;
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock)
+    for (int64_t j = 0; j < kBlock; ++j) out[i + j] = f(in[i + j], base[i + j]);
+  for (; i < n; ++i) out[i] = f(in[i], base[i]);
+}
+
 // ---- complex: arrays of interleaved (re, im) of T -----------------------
 
 template <class T>

@@ -3,4 +3,5 @@
 // called only where the processor has it (reduce_isa.h).
 #define LOOM_KERNELS_NS kernels_x86_v4
 #define LOOM_REDUCE_HOST_FN applyPacked_x86_v4
+#define LOOM_REDUCE_HOST_FROM_FN applyPackedFrom_x86_v4
 #include "coll/reduce_host.h"

@@ -1,7 +1,6 @@
 #include "coll/schedule.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "core/log.h"
 #include "coll/op.h"
@@ -61,8 +60,7 @@ void foldFromBase(const void* in, void* inout, size_t bytes, void* ctx, Datatype
   const auto* st = static_cast<const Schedule::Step*>(ctx);
   const char* base = static_cast<const char*>(st->base) +
                      (static_cast<char*>(inout) - static_cast<char*>(st->buf));
-  std::memcpy(inout, base, bytes);
-  foldWithOp(in, inout, bytes, st->op, type);
+  reducePackedFrom(in, base, inout, bytes, type, st->op);
 }
 }  // namespace
 

@@ -70,9 +70,9 @@ class Schedule {
   // and do not send from `buf` in the same round.
   void recvReduce(void* buf, int64_t count, Datatype* type, Op* op, int peer);
   // The same with `buf` = received op `base` (base: a buffer of the same
-  // layout that the schedule does not write): each piece of `base` is copied
-  // into `buf` just before the piece that arrived is folded into it, while
-  // both are in the cache, instead of copying all of `base` first.
+  // layout that the schedule does not write): each piece that arrives is
+  // combined with the piece of `base` at its offset straight into `buf`
+  // (reducePackedFrom), instead of copying all of `base` into `buf` first.
   void recvReduceFrom(void* buf, const void* base, int64_t count, Datatype* type, Op* op,
                       int peer);
   void local(LocalFn fn);

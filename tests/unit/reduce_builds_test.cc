@@ -23,9 +23,12 @@
 
 namespace loom::coll {
 void applyPackedBaseline(OpKind, BasicKind, int64_t, const void*, void*, int64_t);
+void applyPackedFromBaseline(OpKind, BasicKind, int64_t, const void*, const void*, void*, int64_t);
 #if LOOM_X86_KERNELS
 void applyPacked_x86_v3(OpKind, BasicKind, int64_t, const void*, void*, int64_t);
 void applyPacked_x86_v4(OpKind, BasicKind, int64_t, const void*, void*, int64_t);
+void applyPackedFrom_x86_v3(OpKind, BasicKind, int64_t, const void*, const void*, void*, int64_t);
+void applyPackedFrom_x86_v4(OpKind, BasicKind, int64_t, const void*, const void*, void*, int64_t);
 #endif
 }  // namespace loom::coll
 
@@ -72,6 +75,41 @@ TEST(ReduceBuilds, Avx512GivesBaselineBits) {
   checkBuild(loom::coll::applyPacked_x86_v4, "avx512");
 #else
   GTEST_SKIP() << "no per-instruction-set builds here";
+#endif
+}
+
+// The three-operand loops (out = in op base, the folds that read sendbuf)
+// give the baseline's two-operand bits, and leave base alone.
+using ApplyFromFn = void (*)(OpKind, BasicKind, int64_t, const void*, const void*, void*, int64_t);
+
+void checkFrom(ApplyFromFn candidate, const char* build) {
+  std::mt19937_64 rng(20261128);
+  const size_t lengths[] = {0, 1, 7, 16, 17, 33, 255, 1000};
+  for (const KindCase& k : kKinds)
+    for (OpKind op : kOps)
+      for (size_t n : lengths)
+        for (size_t shift : {size_t{0}, misalignment(k)}) {
+          std::vector<unsigned char> in = operand(k, n, rng), base = operand(k, n, rng);
+          for (size_t i = 0; i < n; i += 5) std::memcpy(base.data() + i * k.bytes, in.data() + i * k.bytes, k.bytes);
+          std::vector<unsigned char> want = base, got = base, keep = base;
+          std::memset(got.data() + shift, 0xA5, n * k.bytes);  // every result byte written
+          loom::coll::applyPackedBaseline(op, k.kind, k.bytes, in.data() + shift,
+                                          want.data() + shift, static_cast<int64_t>(n));
+          candidate(op, k.kind, k.bytes, in.data() + shift, base.data() + shift, got.data() + shift,
+                    static_cast<int64_t>(n));
+          ASSERT_TRUE(sameResult(k, want, got, n, shift))
+              << build << " (from): op " << static_cast<int>(op) << " on " << k.name << ", n " << n
+              << ", shift " << shift;
+          ASSERT_EQ(base, keep) << build << ": base written";
+        }
+}
+
+TEST(ReduceBuilds, FromGivesBaselineBits) {
+  checkFrom(loom::coll::applyPackedFromBaseline, "baseline");
+#if LOOM_X86_KERNELS
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("x86-64-v3")) checkFrom(loom::coll::applyPackedFrom_x86_v3, "avx2");
+  if (__builtin_cpu_supports("x86-64-v4")) checkFrom(loom::coll::applyPackedFrom_x86_v4, "avx512");
 #endif
 }
 
