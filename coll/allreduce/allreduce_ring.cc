@@ -92,19 +92,25 @@ Status allreduceRing(Schedule& s, const CollArgs& a) {
   Op* op = a.op;
   const int64_t n = a.count;
   char* const acc = static_cast<char*>(a.recvbuf);
-  if (!a.inPlace) {
-    const void* src = a.sendbuf;
-    s.local([=] { copyLike(src, acc, n, t); });
+  const char* const src = static_cast<const char*>(a.inPlace ? a.recvbuf : a.sendbuf);
+  if (p == 1) {
+    if (!a.inPlace) s.local([=] { copyLike(src, acc, n, t); });
+    return Status::ok();
   }
-  if (p == 1) return Status::ok();
 
+  // Nothing is copied into recvbuf first: our own block goes out from
+  // sendbuf, every other block is folded from sendbuf as the left
+  // neighbour's partial sum of it arrives (recvReduceChunksFrom), and our
+  // own block's result arrives whole in the allgather.
   const int right = (r + 1) % p, left = (r - 1 + p) % p;
   auto mod = [p](int x) { return ((x % p) + p) % p; };
   for (int k = 0; k < p - 1; ++k) {
     const int sb = mod(r - k), rb = mod(r - k - 1);
-    sendChunks(s, elemAt(acc, blockOffset(n, p, sb), t), blockSize(n, p, sb), t, right);
+    sendChunks(s, elemAt(k == 0 ? src : acc, blockOffset(n, p, sb), t), blockSize(n, p, sb), t,
+               right);
     // Folded into our copy of block rb as it arrives (sb != rb: p > 1).
-    recvReduceChunks(s, elemAt(acc, blockOffset(n, p, rb), t), blockSize(n, p, rb), t, op, left);
+    recvReduceChunksFrom(s, elemAt(acc, blockOffset(n, p, rb), t),
+                         elemAt(src, blockOffset(n, p, rb), t), blockSize(n, p, rb), t, op, left);
     s.endRound();
   }
   for (int k = 0; k < p - 1; ++k) {
