@@ -128,11 +128,11 @@ constexpr Rule kRules[] = {
     // Oversubscribed: all stage their block ahead (LOOM_COLL_SHM_DEPTH
     // slots) and copy the others when they run, one synchronisation where
     // the ring and recursive doubling need a context switch per step. On 2
-    // cores, 100-200 calls, two runs: 8 ranks, 32 KiB blocks 15 us against
-    // 31-43 (recursive doubling), 128 KiB 74 against 96-101, 1 MiB 262-326
-    // against 463-465 (Open MPI 414-441); 16 ranks, 64 KiB 53-60 against
-    // 107-116, 1 MiB 0.68-0.72 ms against 2.5 (Open MPI 1.06-1.34). Up to
-    // 16 KiB they measured alike.
+    // cores, 100-200 calls, two runs: 8 ranks, 4 KiB blocks 15 us against
+    // 31-43 (recursive doubling), 16 KiB 74 against 96-101, 128 KiB 262-326
+    // against 463-465 (Open MPI 414-441); 16 ranks, 4 KiB blocks 53-60
+    // against 107-116, 64 KiB 0.68-0.72 ms against 2.5 (Open MPI
+    // 1.06-1.34). Up to 2 KiB blocks they measured alike.
     oversubscribed(Collective::kAllgather, kAny, "shm"),
     {Collective::kAllgather, 32768, 1, kAnyRanks, true, "recursive_doubling"},
     {Collective::kAllgather, 2048, 1, kAnyRanks, false, "bruck"},
@@ -158,6 +158,14 @@ constexpr Rule kRules[] = {
     // data), everything posted at once up to 32 KiB, pairwise beyond (one
     // peer at a time, no congestion).
     {Collective::kAlltoall, 1024, 2, 64, false, "shm", 1, 1},
+    // Oversubscribed: everything posted at once, so whichever ranks run
+    // move whatever is ready (pairwise waits for one partner per step), the
+    // larger blocks read by the receiver alone (LOOM_SHM_CMA_MIN's
+    // oversubscribed default). 8 ranks on 2 cores, 60 calls, three runs:
+    // 64 KiB blocks 242-250 us against 384-386 (pairwise, pipelined), 128
+    // KiB 444-496 against 776-778 (Open MPI 291-309 and 472-565); 16 ranks,
+    // 64 KiB blocks 1.72-1.85 ms against 2.18-2.41 (Open MPI 1.74-1.77).
+    oversubscribed(Collective::kAlltoall, kAny, "linear"),
     {Collective::kAlltoall, 256, 8, kAnyRanks, false, "bruck"},
     {Collective::kAlltoall, 32768, 1, kAnyRanks, false, "linear"},
     {Collective::kAlltoall, kAny, 1, kAnyRanks, false, "pairwise"},

@@ -37,9 +37,10 @@ constexpr Param kParams[] = {
     {"LOOM_SHM_RNDV", "auto",
      "Rendezvous protocol for large messages: auto (by size), get (single copy with CMA "
      "process_vm_readv), pipeline (chunks copied through the ring)"},
-    {"LOOM_SHM_CMA_MIN", "64m",
+    {"LOOM_SHM_CMA_MIN", "auto",
      "With LOOM_SHM_RNDV=auto: smallest message moved by CMA single copy instead of the "
-     "copy pipeline"},
+     "copy pipeline. auto: 64m, or 32k when the node runs more ranks than cores (the "
+     "receiver copies the whole message when it runs, without waiting for the sender to run)"},
     {"LOOM_SHM_CMA", "auto",
      "Use CMA (process_vm_readv) at all: auto (probe at start-up, fall back silently when "
      "forbidden), 1, 0"},
