@@ -204,7 +204,7 @@ class ShmColl {
   Status create();
   Status attach();
   void setPid();
-  void touchOwnSlots();
+  void touchSlots();
   // What a rank says of one call (shm_checks.cc).
   struct Desc {
     uint64_t call = 0;  // the call's number (CollArgs::call; 0: none)
