@@ -65,10 +65,6 @@ void recvReduceChunks(Schedule& s, void* buf, int64_t count, Datatype* t, Op* op
   s.local([=] { (void)reduceLocal(tmp, buf, count, t, op); });
 }
 
-}  // namespace loom::coll
-
-namespace loom::coll {
-
 void recvReduceChunksFrom(Schedule& s, void* buf, const void* base, int64_t count, Datatype* t,
                           Op* op, int peer) {
   if (count == 0 || !p2p::canFold(t)) {
