@@ -140,6 +140,11 @@ bool commutativeDeviceSupports(const CollArgs& a) {
   return deviceReducible(a.type, a.op) && allOnDevice(a);
 }
 
+bool bcastDeviceSupports(const CollArgs& a) {
+  if (a.mem == device::MemKind::kHost) return true;
+  return a.type && a.type->isContiguous() && allOnDevice(a);
+}
+
 bool moveDeviceSupports(const CollArgs& a) {
   if (a.mem == device::MemKind::kHost) return true;
   if (a.coll == Collective::kAlltoallw) return false;

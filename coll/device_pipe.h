@@ -71,6 +71,10 @@ bool commutativeDeviceSupports(const CollArgs& a);
 // alltoall(v): host calls always; device calls with contiguous types and
 // every buffer on the device (alltoallw declines).
 bool moveDeviceSupports(const CollArgs& a);
+// supports() of the bcast trees (binomial, scatter_allgather, linear):
+// host calls always; device calls with a contiguous type, the buffer on
+// the device. They only send and receive pieces of the user's buffer.
+bool bcastDeviceSupports(const CollArgs& a);
 
 // ---- device work (run inside Schedule::device steps)
 

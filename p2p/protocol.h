@@ -45,9 +45,9 @@ struct ProtocolLimits {
   int readDepth = 1;           // LOOM_OFI_RNDV_DEPTH
   // Device buffers (setDeviceLimits).
   bool ipc = false;            // peers share this node's devices: rndv-ipc (LOOM_DEVICE_IPC)
-  size_t ipcMin = 32768;       // LOOM_DEVICE_IPC_MIN: smallest rndv-ipc message
-  size_t devPipelineMin = 1 << 20;  // LOOM_DEVICE_PIPELINE_MIN: smallest message staged in chunks
-  size_t devChunk = 256 << 10;      // LOOM_DEVICE_PIPELINE_CHUNK
+  size_t ipcMin = 4096;        // LOOM_DEVICE_IPC_MIN: smallest rndv-ipc message
+  size_t devPipelineMin = 64 << 10;  // LOOM_DEVICE_PIPELINE_MIN: smallest message staged in chunks
+  size_t devChunk = 64 << 10;       // LOOM_DEVICE_PIPELINE_CHUNK
 };
 
 // How a device buffer's bytes pass through host memory.

@@ -114,6 +114,7 @@ struct Stream {
 };
 struct Fence {
   void* h = nullptr;
+  int dev = -1;  // the CUDA backend's device of h (its event pool)
 };
 Status streamCreate(Stream* s);
 void streamDestroy(Stream s);

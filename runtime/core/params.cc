@@ -184,14 +184,14 @@ constexpr Param kParams[] = {
      "Point-to-point between ranks of a node: a contiguous device buffer from "
      "LOOM_DEVICE_IPC_MIN bytes up is mapped by the receiver (CUDA IPC) and copied in one "
      "device copy; 0: staged through host memory instead"},
-    {"LOOM_DEVICE_IPC_MIN", "32k", "Smallest device message sent by CUDA IPC on a node"},
+    {"LOOM_DEVICE_IPC_MIN", "4k", "Smallest device message sent by CUDA IPC on a node"},
     {"LOOM_DEVICE_IPC_CACHE", "64",
      "Peer device allocations a rank keeps mapped (CUDA IPC) for later messages; the least "
      "recently used is unmapped past this (an allocation seen replaced at once)"},
-    {"LOOM_DEVICE_PIPELINE_MIN", "1m",
+    {"LOOM_DEVICE_PIPELINE_MIN", "64k",
      "Smallest contiguous device message staged through host memory in chunks (the device "
      "copy of one overlapping the transport's work on another) rather than whole"},
-    {"LOOM_DEVICE_PIPELINE_CHUNK", "256k",
+    {"LOOM_DEVICE_PIPELINE_CHUNK", "64k",
      "Bytes per chunk of a staged device message (LOOM_DEVICE_PIPELINE_MIN); four pinned "
      "chunks per message in flight"},
     // Launcher

@@ -215,6 +215,13 @@ std::string simulateCall(const Call& c, const std::function<bool(int)>& onDevice
         a.recvDispls = displ.data();
         defined[r] = total * ext;
         break;
+      case Collective::kBcast:  // one buffer; the root is rank 1 (0 when alone)
+        sendElems = recvElems = c.count;
+        a.count = c.count;
+        a.type = t;
+        a.root = p > 1 ? 1 : 0;
+        defined[r] = c.count * ext;
+        break;
       default:  // alltoall(v)
         sendElems = recvElems = atotal[r];
         a.recvType = t;
@@ -229,13 +236,14 @@ std::string simulateCall(const Call& c, const std::function<bool(int)>& onDevice
     if (c.inPlace) {
       a.recvbuf = rb[r]->p();
       if (c.coll == Collective::kAllreduce || c.coll == Collective::kReduceScatter ||
-          c.coll == Collective::kReduceScatterBlock)
+          c.coll == Collective::kReduceScatterBlock || c.coll == Collective::kBcast)
         a.sendbuf = rb[r]->p();
     } else {
       sb[r] = std::make_unique<Buf>(d, sendElems * ext);
       sb[r]->put(values(c.type, sendElems, 7 + r));
       a.sendbuf = sb[r]->p();
       a.recvbuf = rb[r]->p();
+      if (c.coll == Collective::kBcast) a.sendbuf = a.recvbuf;
       if (c.coll == Collective::kAllgather || c.coll == Collective::kAllgatherv) {
         a.type = t;
         a.count = cnt[r];
@@ -330,7 +338,10 @@ TEST_F(CollDevice, MovesGiveTheHostBits) {
   const std::pair<Collective, const char*> forms[] = {{Collective::kAllgather, "ring"},
                                                       {Collective::kAllgatherv, "ring"},
                                                       {Collective::kAlltoall, "pairwise"},
-                                                      {Collective::kAlltoallv, "pairwise"}};
+                                                      {Collective::kAlltoallv, "pairwise"},
+                                                      {Collective::kBcast, "binomial"},
+                                                      {Collective::kBcast, "scatter_allgather"},
+                                                      {Collective::kBcast, "linear"}};
   for (const auto& [coll, name] : forms)
     for (int p : {1, 2, 3, 4, 5, 8})
       for (int64_t count : {1, 5, 1000})
@@ -462,14 +473,15 @@ TEST_F(CollDevice, DeviceRulesAgreeWithHostRules) {
   const Collective colls[] = {Collective::kAllreduce,          Collective::kReduceScatter,
                               Collective::kReduceScatterBlock, Collective::kAllgather,
                               Collective::kAllgatherv,         Collective::kAlltoall,
-                              Collective::kAlltoallv};
+                              Collective::kAlltoallv,          Collective::kBcast};
   int native = 0;
   std::vector<int> ones(64, 1);
   for (int p : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 32, 64}) {
     loom::sim::SimComms comms(p);
     for (Collective c : colls)
-      for (size_t bytes : {size_t(8), size_t(16384), size_t(32768), size_t(32769), size_t(65536),
-                           size_t(65537), size_t(1) << 20, size_t(16) << 20}) {
+      for (size_t bytes : {size_t(8), size_t(12288), size_t(12289), size_t(16384), size_t(32768),
+                           size_t(32769), size_t(65536), size_t(65537), size_t(262144),
+                           size_t(262145), size_t(1) << 20, size_t(16) << 20}) {
         CollArgs a;
         a.coll = c;
         a.comm = comms[0];
@@ -512,7 +524,10 @@ TEST_F(CollDevice, DeviceRulesPickAsDocumented) {
                {Collective::kAllgather, c8[0], 32768, nullptr},
                {Collective::kAllgather, c8[0], 65536, "ring"},
                {Collective::kAlltoall, c6[0], 1 << 20, "pairwise"},
-               {Collective::kBcast, c6[0], 1 << 20, nullptr}};
+               {Collective::kBcast, c6[0], 65536, nullptr},
+               {Collective::kBcast, c6[0], 65537, "binomial"},
+               {Collective::kBcast, c8[0], 1 << 20, "scatter_allgather"},
+               {Collective::kScatter, c6[0], 1 << 20, nullptr}};
   std::vector<int> ones(64, 1);
   for (const Case& k : cases) {
     CollArgs a;
