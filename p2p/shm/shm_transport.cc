@@ -66,7 +66,7 @@ struct TxRing {
   uint64_t tail = 0;        // where our next record goes
   uint64_t cachedHead = 0;  // last head we read
   uint64_t reservedAt = 0;  // position of the reserved record
-  bool warm = false;        // its pages are mapped (prefault)
+  uint64_t warmTo = 0;      // bytes of it whose pages are mapped (warmRing)
 };
 
 // Consumer side of the ring from one peer.
@@ -75,7 +75,7 @@ struct RxRing {
   RingControl* rc = nullptr;
   uint64_t head = 0;
   int srcJob = 0;
-  bool warm = false;
+  uint64_t warmTo = 0;
 };
 
 // This process's view.
@@ -122,29 +122,42 @@ size_t maxPayload() { return gS.ring / 4 - sizeof(RecordPrefix); }
 #define MADV_POPULATE_WRITE 23  // Linux 5.14
 #endif
 
-// Maps every page of a ring into this process at once, on the first message
-// through it. Left to demand faults, the first pass through a 1 MB ring
-// faults every 4 KiB on both sides (~9 us each in these VMs, and the peer
-// waits): small messages took 0.29 us instead of 0.15 us for the first
-// ~16 000 of them. One madvise costs ~2 us a page instead, and only for the
-// peers a rank talks to (doing it for every ring at start-up made an 8-rank
-// job start 60 ms later). MADV_POPULATE_WRITE maps pages writable without
-// writing them (the peer may be using the ring); where the kernel lacks it,
-// demand faults remain.
-[[gnu::noinline, gnu::cold]] void prefault(char* p, size_t bytes) {
+// Maps a ring's pages into this process ahead of use as the first pass
+// through the ring reaches them: 16 KiB, then twice what is mapped. Left to demand faults, the
+// first pass through a 1 MB ring faults every 4 KiB on both sides (~9 us
+// each in these VMs, and the peer waits): small messages took 0.29 us
+// instead of 0.15 us for the first ~16 000 of them. One madvise costs ~2 us
+// a page instead, and only for the rings a rank uses. The whole ring at the
+// first message cost ~0.5 ms per ring and side: a rank's first exchange
+// with 7 peers spent ~7 ms of CPU there, which oversubscribed ranks took
+// from the ones still finishing their previous call (8 ranks on 2 cores,
+// a 1 KiB-block alltoall through shared memory: 15 us a call alone, 60-80
+// when the first message-based call followed it). MADV_POPULATE_WRITE maps
+// pages writable without writing them (the peer may be using the ring);
+// where the kernel lacks it, demand faults remain.
+constexpr uint64_t kWarmStep = 16 << 10;  // then doubling
+
+// `upTo`: a stream position (they start at R, see setup); from 2R on the
+// stream has wrapped and the whole ring is needed.
+[[gnu::noinline, gnu::cold]] void warmRing(char* data, uint64_t* warmTo, uint64_t upTo) {
+  const uint64_t R = gS.ring;
+  const uint64_t at = upTo > R ? upTo - R : 0;
+  const uint64_t target =
+      at >= R ? R : std::min(R, std::max((at + kWarmStep - 1) & ~(kWarmStep - 1), 2 * *warmTo));
+  if (target <= *warmTo) return;
   const uintptr_t page = 4096;
-  const uintptr_t lo = reinterpret_cast<uintptr_t>(p) & ~(page - 1);
-  const uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + bytes + page - 1) & ~(page - 1);
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(data + *warmTo) & ~(page - 1);
+  const uintptr_t hi = (reinterpret_cast<uintptr_t>(data + target) + page - 1) & ~(page - 1);
   (void)madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_WRITE);
+  *warmTo = target;
 }
 
 // Room for a record of `need` bytes at the producer's tail (after a padding
 // record when it would straddle the ring's end): its prefix, or nullptr.
 inline RecordPrefix* reserveIn(TxRing& t, size_t need) {
-  if (!t.warm) [[unlikely]] {
-    prefault(t.data, gS.ring);
-    t.warm = true;
-  }
+  // A record and its padding end before tail + 2 * need.
+  if (t.warmTo < gS.ring) [[unlikely]]
+    warmRing(t.data, &t.warmTo, t.tail + 2 * need);
   const uint64_t R = gS.ring;
   uint64_t pos = t.tail;
   size_t off = pos & gS.mask;
@@ -223,15 +236,13 @@ OneSidedResult read(int, const RemoteKey& key, uint64_t offset, void* local, siz
 
 // Delivers every record waiting in one ring (at least one is).
 [[gnu::noinline]] int drain(RxRing& rr, DeliverFn deliver) {
-  if (!rr.warm) [[unlikely]] {
-    prefault(rr.data, gS.ring);
-    rr.warm = true;
-  }
   int events = 0;
   const uint64_t R = gS.ring;
   uint64_t head = rr.head;
   auto* p = reinterpret_cast<RecordPrefix*>(rr.data + (head & gS.mask));
   do {
+    if (rr.warmTo < R) [[unlikely]]
+      warmRing(rr.data, &rr.warmTo, head + kWarmStep);
     if (p->payloadBytes == kPad) {
       head += R - (head & gS.mask);
     } else {
