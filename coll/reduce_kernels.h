@@ -241,3 +241,8 @@ LOOM_HD inline void locKernel(const unsigned char* LOOM_RESTRICT in,
 }
 
 }  // namespace loom::coll::LOOM_KERNELS_NS
+
+// The AVX2 builds of the host loop: 16-bit floats eight at a time.
+#if defined(__AVX2__) && defined(__F16C__) && !defined(__CUDACC__)
+#include "coll/reduce_half_x86.h"
+#endif
