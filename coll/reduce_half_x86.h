@@ -18,27 +18,23 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace loom::coll::LOOM_KERNELS_NS {
 
 template <template <class> class F>
-struct HalfVecOp;
-template <>
-struct HalfVecOp<Sum> {
-  static __m256 apply(__m256 x, __m256 y) { return _mm256_add_ps(x, y); }
-};
-template <>
-struct HalfVecOp<Prod> {
-  static __m256 apply(__m256 x, __m256 y) { return _mm256_mul_ps(x, y); }
-};
-template <>
-struct HalfVecOp<Min> {
-  static __m256 apply(__m256 x, __m256 y) { return _mm256_min_ps(x, y); }
-};
-template <>
-struct HalfVecOp<Max> {
-  static __m256 apply(__m256 x, __m256 y) { return _mm256_max_ps(x, y); }
-};
+inline __m256 halfVecOp(__m256 x, __m256 y) {
+  if constexpr (std::is_same_v<F<float>, Sum<float>>) {
+    return _mm256_add_ps(x, y);
+  } else if constexpr (std::is_same_v<F<float>, Prod<float>>) {
+    return _mm256_mul_ps(x, y);
+  } else if constexpr (std::is_same_v<F<float>, Min<float>>) {
+    return _mm256_min_ps(x, y);
+  } else {
+    static_assert(std::is_same_v<F<float>, Max<float>>, "Half takes sum, prod, min, max");
+    return _mm256_max_ps(x, y);
+  }
+}
 
 inline __m256 loadHalf8(const uint16_t* p) {
   return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
@@ -53,7 +49,7 @@ inline void applyKernel(const uint16_t* LOOM_RESTRICT in, uint16_t* LOOM_RESTRIC
                         Half<F, false> f) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
-    storeHalf8(inout + i, HalfVecOp<F>::apply(loadHalf8(in + i), loadHalf8(inout + i)));
+    storeHalf8(inout + i, halfVecOp<F>(loadHalf8(in + i), loadHalf8(inout + i)));
   for (; i < n; ++i) inout[i] = f(in[i], inout[i]);
 }
 
@@ -62,7 +58,7 @@ inline void applyKernel3(const uint16_t* LOOM_RESTRICT in, const uint16_t* LOOM_
                          uint16_t* LOOM_RESTRICT out, int64_t n, Half<F, false> f) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
-    storeHalf8(out + i, HalfVecOp<F>::apply(loadHalf8(in + i), loadHalf8(base + i)));
+    storeHalf8(out + i, halfVecOp<F>(loadHalf8(in + i), loadHalf8(base + i)));
   for (; i < n; ++i) out[i] = f(in[i], base[i]);
 }
 
