@@ -122,8 +122,9 @@ size_t maxPayload() { return gS.ring / 4 - sizeof(RecordPrefix); }
 #define MADV_POPULATE_WRITE 23  // Linux 5.14
 #endif
 
-// Maps a ring's pages into this process ahead of use as the first pass
-// through the ring reaches them: 16 KiB, then twice what is mapped. Left to demand faults, the
+// Maps a ring's pages into this process ahead of use, in two steps: what
+// the ring's first record needs (16 KiB for a small one), then with its
+// second record the rest of the ring. Left to demand faults, the
 // first pass through a 1 MB ring faults every 4 KiB on both sides (~9 us
 // each in these VMs, and the peer waits): small messages took 0.29 us
 // instead of 0.15 us for the first ~16 000 of them. One madvise costs ~2 us
@@ -132,10 +133,16 @@ size_t maxPayload() { return gS.ring / 4 - sizeof(RecordPrefix); }
 // with 7 peers spent ~7 ms of CPU there, which oversubscribed ranks took
 // from the ones still finishing their previous call (8 ranks on 2 cores,
 // a 1 KiB-block alltoall through shared memory: 15 us a call alone, 60-80
-// when the first message-based call followed it). MADV_POPULATE_WRITE maps
+// when the first message-based call followed it). Mapped bit by bit (16 KiB
+// then doubling) the same work fell into the first dozens of exchanges
+// instead, where a benchmark's warm-up no longer covers it (16 ranks,
+// 16 KiB alltoall blocks: 880-945 us a call against 745-800). A second
+// record of a small-message exchange belongs to a later call, which starts
+// once the first one, and so every rank's previous call, is over; in a
+// benchmark that is the warm-up. MADV_POPULATE_WRITE maps
 // pages writable without writing them (the peer may be using the ring);
 // where the kernel lacks it, demand faults remain.
-constexpr uint64_t kWarmStep = 16 << 10;  // then doubling
+constexpr uint64_t kWarmStep = 16 << 10;  // the first step
 
 // `upTo`: a stream position (they start at R, see setup); from 2R on the
 // stream has wrapped and the whole ring is needed.
@@ -143,7 +150,7 @@ constexpr uint64_t kWarmStep = 16 << 10;  // then doubling
   const uint64_t R = gS.ring;
   const uint64_t at = upTo > R ? upTo - R : 0;
   const uint64_t target =
-      at >= R ? R : std::min(R, std::max((at + kWarmStep - 1) & ~(kWarmStep - 1), 2 * *warmTo));
+      *warmTo == 0 && at < R ? std::min(R, (at + kWarmStep - 1) & ~(kWarmStep - 1)) : R;
   if (target <= *warmTo) return;
   const uintptr_t page = 4096;
   const uintptr_t lo = reinterpret_cast<uintptr_t>(data + *warmTo) & ~(page - 1);
