@@ -140,14 +140,11 @@ bool commutativeDeviceSupports(const CollArgs& a) {
   return deviceReducible(a.type, a.op) && allOnDevice(a);
 }
 
-bool bcastDeviceSupports(const CollArgs& a) {
-  if (a.mem == device::MemKind::kHost) return true;
-  return a.type && a.type->isContiguous() && allOnDevice(a);
-}
-
 bool moveDeviceSupports(const CollArgs& a) {
   if (a.mem == device::MemKind::kHost) return true;
   if (a.coll == Collective::kAlltoallw) return false;
+  if (a.coll == Collective::kBcast)  // one buffer, described by (count, type)
+    return a.type && a.type->isContiguous() && allOnDevice(a);
   if (!a.recvType || !a.recvType->isContiguous()) return false;
   if (!a.inPlace && (!a.type || !a.type->isContiguous())) return false;
   return allOnDevice(a);

@@ -67,14 +67,12 @@ bool deviceReducible(const Datatype* t, const Op* op);
 // supports() of ring and Rabenseifner allreduce and ring reduce-scatter:
 // a commutative op; with device buffers also deviceReducible, allOnDevice.
 bool commutativeDeviceSupports(const CollArgs& a);
-// supports() of the device forms of ring allgather(v) and pairwise
-// alltoall(v): host calls always; device calls with contiguous types and
-// every buffer on the device (alltoallw declines).
+// supports() of the device forms of ring allgather(v), pairwise
+// alltoall(v) and the bcast trees (binomial, scatter_allgather, linear,
+// which only send and receive pieces of the user's buffer): host calls
+// always; device calls with contiguous types and every buffer on the
+// device (alltoallw declines).
 bool moveDeviceSupports(const CollArgs& a);
-// supports() of the bcast trees (binomial, scatter_allgather, linear):
-// host calls always; device calls with a contiguous type, the buffer on
-// the device. They only send and receive pieces of the user's buffer.
-bool bcastDeviceSupports(const CollArgs& a);
 
 // ---- device work (run inside Schedule::device steps)
 

@@ -41,13 +41,13 @@ constexpr Algorithm kAlgorithms[] = {
     // ---- end shared memory ----
     // ---- begin data movement (bcast, gather, scatter, allgather, alltoall) ----
     {Collective::kBcast, "binomial",
-     "binomial tree, whole message per level; small messages; device buffers", bcastDeviceSupports,
+     "binomial tree, whole message per level; small messages; device buffers", moveDeviceSupports,
      bcastBinomial, nullptr, true},
     {Collective::kBcast, "scatter_allgather",
      "binomial scatter + ring allgather (van de Geijn); large messages; device buffers",
-     bcastDeviceSupports, bcastScatterAllgather, nullptr, true},
+     moveDeviceSupports, bcastScatterAllgather, nullptr, true},
     {Collective::kBcast, "linear",
-     "root sends to every rank at once; tiny communicators; device buffers", bcastDeviceSupports,
+     "root sends to every rank at once; tiny communicators; device buffers", moveDeviceSupports,
      bcastLinear, nullptr, true},
     {Collective::kGather, "binomial", "binomial tree through packed scratch; small blocks",
      nullptr, gatherBinomial},

@@ -162,10 +162,10 @@ constexpr uint64_t kWarmStep = 16 << 10;  // the first step
 // Room for a record of `need` bytes at the producer's tail (after a padding
 // record when it would straddle the ring's end): its prefix, or nullptr.
 inline RecordPrefix* reserveIn(TxRing& t, size_t need) {
-  // A record and its padding end before tail + 2 * need.
-  if (t.warmTo < gS.ring) [[unlikely]]
-    warmRing(t.data, &t.warmTo, t.tail + 2 * need);
   const uint64_t R = gS.ring;
+  // A record and its padding end before tail + 2 * need.
+  if (t.warmTo < R) [[unlikely]]
+    warmRing(t.data, &t.warmTo, t.tail + 2 * need);
   uint64_t pos = t.tail;
   size_t off = pos & gS.mask;
   size_t pad = (R - off < need) ? R - off : 0;
