@@ -409,7 +409,7 @@ void onRecord(int srcJob, const MsgHeader& h, const void* payload, size_t n) {
       if (h.kind == Kind::kRtsGet || h.kind == Kind::kRtsPipeline) {
         u->rts = *static_cast<const RtsBody*>(payload);
       } else if (n > 0) {
-        u->payload.reset(new std::byte[n]);
+        u->payload = allocPayload(n);
         std::memcpy(u->payload.get(), payload, n);
         u->payloadBytes = n;
       }
@@ -458,10 +458,10 @@ void sendSelf(Request* r) {
   countReceived(r->total);
   MsgHeader h = headerOf(r, Kind::kEager);
   Request* posted = E.match.takePosted(h);
-  std::unique_ptr<std::byte[]> packed;
+  Payload packed;
   const void* data = contiguousBase(r->type, r->buf);
   if (!r->type->isContiguous() && r->total > 0) {
-    packed.reset(new std::byte[r->total]);
+    packed = allocPayload(r->total);
     packTo(r->type, r->buf, r->count, 0, packed.get(), r->total);
     data = packed.get();
   }
@@ -476,7 +476,7 @@ void sendSelf(Request* r) {
   u->srcJob = E.me;
   if (r->total > 0) {
     if (!packed) {
-      packed.reset(new std::byte[r->total]);
+      packed = allocPayload(r->total);
       std::memcpy(packed.get(), data, r->total);
     }
     u->payload = std::move(packed);

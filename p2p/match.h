@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/request.h"
+#include "p2p/payload.h"
 #include "p2p/wire.h"
 
 namespace loom::p2p {
@@ -26,7 +27,7 @@ namespace loom::p2p {
 struct Unexpected {
   MsgHeader hdr;
   int srcJob = 0;                  // sender's job rank (for replies)
-  std::unique_ptr<std::byte[]> payload;  // eager data (copied out of the transport)
+  Payload payload;                 // eager data (copied out of the transport)
   size_t payloadBytes = 0;
   RtsBody rts{};                   // rendezvous requests
   Unexpected* next = nullptr;      // the context's queue (owned by MatchTable while queued)
