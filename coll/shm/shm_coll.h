@@ -10,7 +10,8 @@
 // descriptor and map it, and rank 0 closes its descriptor once they all
 // have. Where segments must be named it is /dev/shm/loom-<nspace>-coll-
 // <rank>-<n> (mode 0600) and the last rank to map it unlinks the name. It
-// holds, per rank, one flag (its own 128-byte line) and depth (4, or 128 when
+// holds, per rank, one flag (its own 128-byte line, with the rank's pid and
+// the core it is bound to, if one) and depth (4, or 128 when
 // ranks outnumber cores; LOOM_COLL_SHM_DEPTH, rank 0's choice) staging
 // slots of LOOM_COLL_SHM_SLOT bytes.
 //
@@ -60,6 +61,7 @@
 #include "coll/selector.h"
 #include "core/comm.h"
 #include "core/request.h"
+#include "core/progress.h"
 #include "core/segment.h"
 #include "core/status.h"
 
@@ -167,7 +169,10 @@ class ShmColl {
   // signature of the running call (same cache line, so it costs nothing).
   bool reached(int r, uint64_t k) {
     const uint64_t v = flag(r).load(std::memory_order_acquire);
-    if (v < k) return false;
+    if (v < k) {
+      if (progress::oversubscribed()) noteWait(r);
+      return false;
+    }
     verify(r);
     return true;
   }
@@ -177,12 +182,27 @@ class ShmColl {
     uint64_t m = UINT64_MAX;
     for (int r = 0; r < size_; ++r) {
       const uint64_t v = flag(r).load(std::memory_order_acquire);
-      if (v < k) return false;
+      if (v < k) {
+        if (progress::oversubscribed()) noteWait(r);
+        return false;
+      }
       verify(r);
       m = v < m ? v : m;
     }
     allMin_ = m;
     return true;
+  }
+  // An oversubscribed wait, blocked on rank r: when r is bound to this
+  // rank's core it cannot publish before this rank yields, so the wait
+  // yields at once instead of pausing first (progress::waitUntil). Ranks
+  // not bound to one core say 0 (unknown).
+  void noteWait(int r) {
+    const int32_t mine = cpu(rank_);
+    if (mine != 0 && cpu(r) == mine) progress::detail::gWaitsOnSharing = true;
+  }
+  // Rank r's core + 1 when it is bound to one core, else 0 (its flag line).
+  int32_t cpu(int r) const {
+    return *reinterpret_cast<const int32_t*>(flags_ + static_cast<size_t>(r) * kFlagStride + 12);
   }
   // Every rank is done with what was in the slots step k writes.
   bool slotFree(uint64_t k) { return k < depth_ || allReached(k - depth_ + 1); }

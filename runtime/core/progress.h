@@ -39,6 +39,9 @@ extern Poller gPollers[kMaxPollers];
 extern size_t gCount;
 extern bool gOversubscribed;
 extern IdleFn gIdleWait;
+// Set by a poller during an oversubscribed wait's pass: the rank it waits
+// for is bound to this rank's core, so it cannot run until this one yields.
+extern bool gWaitsOnSharing;
 }  // namespace detail
 
 // One pass over every poller; returns the events handled.
@@ -80,6 +83,7 @@ void waitUntil(Done done) {
   const bool yield = detail::gOversubscribed;
   for (unsigned spins = 0;; ++spins) {
     int events = 0;
+    if (yield) detail::gWaitsOnSharing = false;
     for (size_t i = 0; i < detail::gCount; ++i) {
       int e = detail::gPollers[i].fn(detail::gPollers[i].ctx);
       if (e) {
@@ -89,7 +93,9 @@ void waitUntil(Done done) {
     }
     if (events == 0) {
       if (yield) {
-        if (spins <= 16)
+        // A few pauses first (the peer may be about to publish), except when
+        // it shares this core: then nothing changes until this rank yields.
+        if (spins <= 16 && !detail::gWaitsOnSharing)
           __builtin_ia32_pause();
         else if (detail::gIdleWait)
           detail::gIdleWait();
