@@ -16,15 +16,13 @@ constexpr size_t kHeader = 16;      // the class, before the data (keeps 16-byte
 struct Pool {
   std::vector<std::byte*> free[kMaxClass + 1];
   size_t bytes = 0;
-  ~Pool() {
-    for (auto& v : free)
-      for (std::byte* b : v) ::operator delete(b);
-  }
 };
 
+// Never destroyed: a match table torn down at exit may still free payloads
+// into it (the buffers it holds stay reachable from here).
 Pool& pool() {
-  static Pool p;
-  return p;
+  static Pool* p = new Pool;
+  return *p;
 }
 
 unsigned classOf(size_t n) {
