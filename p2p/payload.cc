@@ -15,7 +15,6 @@ constexpr size_t kHeader = 16;      // the class, before the data (keeps 16-byte
 
 struct Pool {
   std::vector<std::byte*> free[kMaxClass + 1];
-  size_t bytes = 0;
 };
 
 // Never destroyed: a match table torn down at exit may still free payloads
@@ -43,7 +42,6 @@ Payload allocPayload(size_t n) {
     if (!list.empty()) {
       block = list.back();
       list.pop_back();
-      pool().bytes -= size_t{1} << c;
     } else {
       block = static_cast<std::byte*>(::operator new(kHeader + (size_t{1} << c)));
       block[0] = static_cast<std::byte>(c);
@@ -60,7 +58,6 @@ void PayloadFree::operator()(std::byte* p) const noexcept {
     auto& list = pool().free[c];
     if (((list.size() + 1) << c) <= kKeepPerClass) {
       list.push_back(block);
-      pool().bytes += size_t{1} << c;
       return;
     }
   }
@@ -73,6 +70,10 @@ size_t payloadsPooled() {
   return n;
 }
 
-size_t payloadBytesPooled() { return pool().bytes; }
+size_t payloadBytesPooled() {
+  size_t bytes = 0;
+  for (unsigned c = kMinClass; c <= kMaxClass; ++c) bytes += pool().free[c].size() << c;
+  return bytes;
+}
 
 }  // namespace loom::p2p

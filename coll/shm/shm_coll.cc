@@ -236,8 +236,6 @@ void ShmColl::touchSlots() {
   }
 }
 
-// Next to this rank's flag; written before its first publish, so a peer
-// that has seen any step of this rank sees it.
 // The one CPU this process is bound to, or -1.
 static int boundCpu() {
   static const int cpu = [] {
@@ -251,10 +249,12 @@ static int boundCpu() {
   return cpu;
 }
 
+// Next to this rank's flag; written before its first publish, so a peer
+// that has seen any step of this rank sees them.
 void ShmColl::setPid() {
+  cpu_ = boundCpu() + 1;
   *reinterpret_cast<int32_t*>(flags_ + static_cast<size_t>(rank_) * kFlagStride + 8) = getpid();
-  *reinterpret_cast<int32_t*>(flags_ + static_cast<size_t>(rank_) * kFlagStride + 12) =
-      boundCpu() + 1;
+  *reinterpret_cast<int32_t*>(flags_ + static_cast<size_t>(rank_) * kFlagStride + 12) = cpu_;
 }
 
 Status ShmColl::attach() {

@@ -197,8 +197,7 @@ class ShmColl {
   // yields at once instead of pausing first (progress::waitUntil). Ranks
   // not bound to one core say 0 (unknown).
   void noteWait(int r) {
-    const int32_t mine = cpu(rank_);
-    if (mine != 0 && cpu(r) == mine) progress::detail::gWaitsOnSharing = true;
+    if (cpu_ != 0 && cpu(r) == cpu_) progress::detail::gWaitsOnSharing = true;
   }
   // Rank r's core + 1 when it is bound to one core, else 0 (its flag line).
   int32_t cpu(int r) const {
@@ -279,6 +278,7 @@ class ShmColl {
   uint64_t nextStep_ = 1;
   uint64_t allMin_ = 0;
   uint32_t blockedPolls_ = 0;  // drains that found the running op blocked
+  int32_t cpu_ = 0;            // this rank's core + 1, as cpu(rank_) says (setPid)
 
   // The mapping.
   std::string name_;          // the segment's name, where segments are named
