@@ -1,6 +1,5 @@
 #include "coll/shm/shm_coll.h"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <sys/mman.h>
@@ -236,25 +235,10 @@ void ShmColl::touchSlots() {
   }
 }
 
-// The one CPU this process is bound to, or -1.
-static int boundCpu() {
-  static const int cpu = [] {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1) return -1;
-    for (int i = 0; i < CPU_SETSIZE; ++i)
-      if (CPU_ISSET(i, &set)) return i;
-    return -1;
-  }();
-  return cpu;
-}
-
 // Next to this rank's flag; written before its first publish, so a peer
-// that has seen any step of this rank sees them.
+// that has seen any step of this rank sees it.
 void ShmColl::setPid() {
-  cpu_ = boundCpu() + 1;
   *reinterpret_cast<int32_t*>(flags_ + static_cast<size_t>(rank_) * kFlagStride + 8) = getpid();
-  *reinterpret_cast<int32_t*>(flags_ + static_cast<size_t>(rank_) * kFlagStride + 12) = cpu_;
 }
 
 Status ShmColl::attach() {

@@ -10,8 +10,8 @@
 // descriptor and map it, and rank 0 closes its descriptor once they all
 // have. Where segments must be named it is /dev/shm/loom-<nspace>-coll-
 // <rank>-<n> (mode 0600) and the last rank to map it unlinks the name. It
-// holds, per rank, one flag (its own 128-byte line, with the rank's pid and
-// the core it is bound to, if one) and depth (4, or 128 when
+// holds, per rank, one flag (its own 128-byte line, with the rank's pid)
+// and depth (4, or 128 when
 // ranks outnumber cores; LOOM_COLL_SHM_DEPTH, rank 0's choice) staging
 // slots of LOOM_COLL_SHM_SLOT bytes.
 //
@@ -61,7 +61,6 @@
 #include "coll/selector.h"
 #include "core/comm.h"
 #include "core/request.h"
-#include "core/progress.h"
 #include "core/segment.h"
 #include "core/status.h"
 
@@ -170,7 +169,6 @@ class ShmColl {
   bool reached(int r, uint64_t k) {
     const uint64_t v = flag(r).load(std::memory_order_acquire);
     if (v < k) {
-      if (progress::oversubscribed()) noteWait(r);
       return false;
     }
     verify(r);
@@ -183,7 +181,6 @@ class ShmColl {
     for (int r = 0; r < size_; ++r) {
       const uint64_t v = flag(r).load(std::memory_order_acquire);
       if (v < k) {
-        if (progress::oversubscribed()) noteWait(r);
         return false;
       }
       verify(r);
@@ -191,17 +188,6 @@ class ShmColl {
     }
     allMin_ = m;
     return true;
-  }
-  // An oversubscribed wait, blocked on rank r: when r is bound to this
-  // rank's core it cannot publish before this rank yields, so the wait
-  // yields at once instead of pausing first (progress::waitUntil). Ranks
-  // not bound to one core say 0 (unknown).
-  void noteWait(int r) {
-    if (cpu_ != 0 && cpu(r) == cpu_) progress::detail::gWaitsOnSharing = true;
-  }
-  // Rank r's core + 1 when it is bound to one core, else 0 (its flag line).
-  int32_t cpu(int r) const {
-    return *reinterpret_cast<const int32_t*>(flags_ + static_cast<size_t>(r) * kFlagStride + 12);
   }
   // Every rank is done with what was in the slots step k writes.
   bool slotFree(uint64_t k) { return k < depth_ || allReached(k - depth_ + 1); }
@@ -278,7 +264,6 @@ class ShmColl {
   uint64_t nextStep_ = 1;
   uint64_t allMin_ = 0;
   uint32_t blockedPolls_ = 0;  // drains that found the running op blocked
-  int32_t cpu_ = 0;            // this rank's core + 1, as cpu(rank_) says (setPid)
 
   // The mapping.
   std::string name_;          // the segment's name, where segments are named

@@ -9,7 +9,6 @@ Poller gPollers[kMaxPollers];
 size_t gCount = 0;
 bool gOversubscribed = false;
 IdleFn gIdleWait = nullptr;
-bool gWaitsOnSharing = false;
 }  // namespace detail
 
 void setIdleWait(IdleFn fn) { detail::gIdleWait = fn; }
