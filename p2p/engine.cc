@@ -70,6 +70,7 @@ struct Engine {
   int me = 0;                  // job rank
   ProtocolLimits* shmLim = nullptr;  // shm's limits (shm::limits())
   size_t chunk = 65536;
+  size_t sendEagerMax = 0;     // LOOM_SHM_SEND_EAGER_MAX (sendEagerNow)
   size_t ntMin = 0;            // LOOM_SHM_NT_MIN (0: never)
   NtMode ntMode = NtMode::kAuto;          // LOOM_SHM_NT
   std::vector<StreamChoice> choice;       // by job rank (auto mode)
@@ -536,6 +537,18 @@ Status setup(const JobInfo& job) {
   else
     L.getMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_CMA_MIN")));
   L.rndv = parseRndv("LOOM_SHM_RNDV");
+  // A blocking send above the eager limit waits for its receiver to take
+  // it; oversubscribed, that receiver may be waiting for a core, and the
+  // sender's own work (HPL's panel forwarded, then the update) waits with
+  // it. Written into the ring, the send is done at once (the ring bounds
+  // how far a sender runs ahead). poll_ring at 8 ranks on 2 cores, 32 KiB:
+  // see docs/benchmarks.md, "Issue 16: blocking sends into the ring".
+  if (params::getString("LOOM_SHM_SEND_EAGER_MAX") == "auto")
+    E.sendEagerMax = progress::oversubscribed() ? size_t{64} << 10 : L.eagerMax;
+  else
+    E.sendEagerMax =
+        static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_SEND_EAGER_MAX")));
+  E.sendEagerMax = std::max(E.sendEagerMax, L.eagerMax);
   setDeviceLimits(&L, true);
   dev::setCompletion(onIpcDone);
   E.chunk = static_cast<size_t>(std::max<int64_t>(64, params::getInt("LOOM_SHM_PIPELINE_CHUNK")));
@@ -659,8 +672,11 @@ bool sendEagerNow(const void* buf, int64_t count, Datatype* type, int dest, int 
   // (An empty message is not asked about: its pointer may be none.)
   if (device::active() && bytes && device::isDevice(buf)) [[unlikely]]
     return false;  // start() stages it
-  const Kind kind = selectProtocol(bytes, true, *E.shmLim);
-  if (kind != Kind::kInline && kind != Kind::kEager) return false;
+  Kind kind = selectProtocol(bytes, true, *E.shmLim);
+  if (kind != Kind::kInline && kind != Kind::kEager) {
+    if (bytes > std::min(E.sendEagerMax, E.shmLim->maxPayload)) return false;
+    kind = Kind::kEager;
+  }
   const int job = comm->worldRank(dest);
   if (E.route[job] != E.shm || !E.shm || !E.outq[job].empty()) return false;
   MsgHeader h{};

@@ -68,9 +68,14 @@ set(LOOM_P2P_PROTOCOLS
   "tiny_ring:LOOM_SHM_RING_BYTES=4k"
   "nt_all:LOOM_SHM_RNDV=pipeline,LOOM_SHM_NT=1,LOOM_SHM_NT_MIN=1"
   "nt_auto:LOOM_SHM_RNDV=pipeline,LOOM_SHM_NT=auto,LOOM_SHM_NT_MIN=1"
-  "nt_never:LOOM_SHM_RNDV=pipeline,LOOM_SHM_NT=0")
+  "nt_never:LOOM_SHM_RNDV=pipeline,LOOM_SHM_NT=0"
+  "send_eager:LOOM_SHM_SEND_EAGER_MAX=64k"
+  "send_eager_small_ring:LOOM_SHM_SEND_EAGER_MAX=64k,LOOM_SHM_RING_BYTES=256k")
 # (A ring's largest record is about a quarter of it, so "everything eager"
-# needs a 128 MB ring for the 16 MB message.)
+# needs a 128 MB ring for the 16 MB message. send_eager: blocking sends up
+# to 64 KiB into the ring, as on an oversubscribed node; with a 256 KiB ring
+# the 64 KiB ones do not fit a record and a few 32 KiB ones fill it, so the
+# sends fall back to the rendezvous behind them.)
 foreach(p ${LOOM_P2P_PROTOCOLS})
   string(FIND "${p}" ":" colon)
   string(SUBSTRING "${p}" 0 ${colon} pname)
