@@ -2,10 +2,12 @@
 //
 // What: the root copies its whole send buffer (p blocks, in rank order)
 // into its slot, piece by piece; every rank copies the part of each piece
-// that belongs to its block.
+// that belongs to its block, and publishes the other steps without waiting
+// for them.
 // Steps: ceil(p * block / slot) (one for empty blocks).
 // Cost: p * block beta at the root, block beta per rank; one flag transfer
-// per step, against log2 p (binomial) or p messages.
+// per step at the root, and per step of its block at the others, against
+// log2 p (binomial) or p messages.
 // Restrictions: one node. Any p, any root, any datatypes, MPI_IN_PLACE at
 // the root.
 #include "coll/algorithms.h"
@@ -32,9 +34,13 @@ bool run(ShmColl& c, ShmOp& op) {
       c.publish(k);
       op.phase = 1;
     }
+    const shm::Overlap o = shm::overlap(mineLo, mineHi, off, len);
+    // A step without any of this rank's block is published and left: it
+    // reads nothing the root writes there. (An empty block still waits for
+    // every step, so the call meets the root at least once.)
+    if (!root && o.len == 0 && op.bytes != 0) continue;
     if (!c.reached(a.root, k)) return false;
     if (root && a.inPlace) continue;
-    const shm::Overlap o = shm::overlap(mineLo, mineHi, off, len);
     shm::unpackPiece(a.recvbuf, a.recvCount, a.recvType, o.at - mineLo,
                      c.slot(a.root, k) + (o.at - off), o.len);
   }
