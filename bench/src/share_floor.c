@@ -30,6 +30,8 @@
 
 enum { kRanks = 4, kWarmup = 1000 };
 
+static volatile double sink; /* keeps the sums */
+
 struct Line {
   _Atomic uint64_t call;
   double value[15];
@@ -48,7 +50,6 @@ static void run(struct Line* lines, int rank, long calls, int pauses) {
   if (sched_setaffinity(0, sizeof set, &set) != 0) perror("sched_setaffinity");
   long yields = 0;
   double start = 0;
-  static volatile double sink;
   for (uint64_t k = 1; k <= (uint64_t)calls; ++k) {
     if (k == kWarmup) start = now();
     /* Two values alternate: a peer may still read call k - 1's. */
@@ -74,6 +75,7 @@ static void run(struct Line* lines, int rank, long calls, int pauses) {
     printf("share_floor: %d ranks on 2 cpus, %d pauses: %.3f us per call, %.2f yields per call\n",
            kRanks, pauses, (now() - start) / (double)(calls - kWarmup) * 1e6,
            (double)yields / (double)calls);
+  fflush(stdout);
 }
 
 int main(int argc, char** argv) {
