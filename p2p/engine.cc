@@ -542,7 +542,8 @@ Status setup(const JobInfo& job) {
   // sender's own work (HPL's panel forwarded, then the update) waits with
   // it. Written into the ring, the send is done at once (the ring bounds
   // how far a sender runs ahead). poll_ring at 8 ranks on 2 cores, 32 KiB:
-  // see docs/benchmarks.md, "Issue 16: blocking sends into the ring".
+  // docs/benchmarks.md, "Issue 16: waits that yield sooner, blocking sends
+  // into the ring".
   if (params::getString("LOOM_SHM_SEND_EAGER_MAX") == "auto")
     E.sendEagerMax = progress::oversubscribed() ? size_t{64} << 10 : L.eagerMax;
   else

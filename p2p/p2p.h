@@ -48,9 +48,11 @@ Status isend(const void* buf, int64_t count, Datatype* type, int dest, int tag, 
              SendMode mode, Channel channel, Request** out, uint16_t sig = 0);
 
 // A blocking standard-mode send's fast path: when the message is contiguous,
-// fits the eager limit, goes through shared memory and nothing is queued to
-// that peer, it is written into the ring now and true is returned (the send
-// is complete, no request involved). False: nothing was done, use isend.
+// fits the eager limit (or LOOM_SHM_SEND_EAGER_MAX, 64 KiB when ranks
+// outnumber cores), goes through shared memory, nothing is queued to that
+// peer and the ring has room, it is written into the ring now and true is
+// returned (the send is complete, no request involved). False: nothing was
+// done, use isend.
 bool sendEagerNow(const void* buf, int64_t count, Datatype* type, int dest, int tag, Comm* comm);
 
 // Whether a receive of `type` can fold (irecvFold): contiguous, basic

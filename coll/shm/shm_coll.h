@@ -168,9 +168,7 @@ class ShmColl {
   // signature of the running call (same cache line, so it costs nothing).
   bool reached(int r, uint64_t k) {
     const uint64_t v = flag(r).load(std::memory_order_acquire);
-    if (v < k) {
-      return false;
-    }
+    if (v < k) return false;
     verify(r);
     return true;
   }
@@ -180,9 +178,7 @@ class ShmColl {
     uint64_t m = UINT64_MAX;
     for (int r = 0; r < size_; ++r) {
       const uint64_t v = flag(r).load(std::memory_order_acquire);
-      if (v < k) {
-        return false;
-      }
+      if (v < k) return false;
       verify(r);
       m = v < m ? v : m;
     }
