@@ -544,8 +544,10 @@ Status setup(const JobInfo& job) {
   // how far a sender runs ahead). poll_ring at 8 ranks on 2 cores, 32 KiB:
   // docs/benchmarks.md, "Issue 16: waits that yield sooner, blocking sends
   // into the ring".
+  // Auto scales the eager limit, so a job that forces rendezvous
+  // (LOOM_SHM_EAGER_MAX=0) keeps it for blocking sends too.
   if (params::getString("LOOM_SHM_SEND_EAGER_MAX") == "auto")
-    E.sendEagerMax = progress::oversubscribed() ? size_t{64} << 10 : L.eagerMax;
+    E.sendEagerMax = progress::oversubscribed() ? 4 * L.eagerMax : L.eagerMax;
   else
     E.sendEagerMax =
         static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_SEND_EAGER_MAX")));

@@ -48,8 +48,8 @@ Status isend(const void* buf, int64_t count, Datatype* type, int dest, int tag, 
              SendMode mode, Channel channel, Request** out, uint16_t sig = 0);
 
 // A blocking standard-mode send's fast path: when the message is contiguous,
-// fits the eager limit (or LOOM_SHM_SEND_EAGER_MAX, 64 KiB when ranks
-// outnumber cores), goes through shared memory, nothing is queued to that
+// fits the eager limit (or LOOM_SHM_SEND_EAGER_MAX, four times it when
+// ranks outnumber cores), goes through shared memory, nothing is queued to that
 // peer and the ring has room, it is written into the ring now and true is
 // returned (the send is complete, no request involved). False: nothing was
 // done, use isend.

@@ -36,9 +36,9 @@ constexpr Param kParams[] = {
      "messages use a rendezvous"},
     {"LOOM_SHM_SEND_EAGER_MAX", "auto",
      "Largest blocking standard-mode send (MPI_Send) written straight into the peer's ring "
-     "when the ring has room, above LOOM_SHM_EAGER_MAX. auto: 64k when the node runs more "
-     "ranks than cores (the sender goes on without waiting for the receiver to run), else "
-     "LOOM_SHM_EAGER_MAX"},
+     "when the ring has room, above LOOM_SHM_EAGER_MAX. auto: four times LOOM_SHM_EAGER_MAX "
+     "(64k) when the node runs more ranks than cores (the sender goes on without waiting for "
+     "the receiver to run), else LOOM_SHM_EAGER_MAX"},
     {"LOOM_SHM_RNDV", "auto",
      "Rendezvous protocol for large messages: auto (by size), get (single copy with CMA "
      "process_vm_readv), pipeline (chunks copied through the ring)"},
