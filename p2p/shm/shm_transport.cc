@@ -89,6 +89,7 @@ struct State {
   int n = 0;               // local size
   SegmentHeader* header = nullptr;
   bool cma = false;
+  int32_t pid = 0;         // ours: getpid() is a system call on every call
   uint64_t ring = 0;       // ring bytes (a power of two), copied out of the header
   uint64_t mask = 0;       // ring - 1
   std::vector<int> localOf;  // job rank -> local index or -1
@@ -207,11 +208,12 @@ void commit(int peer, const MsgHeader& hdr, size_t payloadBytes) {
 }
 
 // Rendezvous reads are CMA reads of the sender's memory: nothing to
-// register, the key is the sender's pid.
+// register, the key is the sender's pid (cached: a root scattering to 15
+// ranks would otherwise make 15 getpid() system calls per call).
 bool expose(int, const void* addr, size_t, unsigned, RemoteKey* key, void** handle) {
   if (!gS.cma) return false;
   key->addr = reinterpret_cast<uint64_t>(addr);
-  key->key = static_cast<uint64_t>(getpid());
+  key->key = static_cast<uint64_t>(gS.pid);
   *handle = nullptr;
   return true;
 }
@@ -357,7 +359,8 @@ Status connect() {
     if (gS.header->magic != kMagic || gS.header->localSize != static_cast<uint32_t>(gS.n))
       return errorf(MPI_ERR_INTERN, "shared segment %s is not this job's", gS.name.c_str());
   }
-  gS.header->pid[gS.me] = getpid();
+  gS.pid = getpid();
+  gS.header->pid[gS.me] = gS.pid;
   gS.header->probeAddr[gS.me] = reinterpret_cast<uint64_t>(&kProbeWord);
   // A named segment: the last rank to map it removes its name, so from here
   // on it lives only as long as some rank maps it (a memfd never had one).
