@@ -94,8 +94,75 @@ void Schedule::endRound() {
 }
 
 void* Schedule::scratch(size_t bytes) {
+  if (!inlineUsed_ && bytes <= kInlineScratch) {
+    inlineUsed_ = true;
+    return inlineScratch_;
+  }
   scratch_.emplace_back(new std::byte[bytes ? bytes : 1]);
   return scratch_.back().get();
+}
+
+namespace {
+// Finished schedules kept for the next calls (blocking collectives run one
+// at a time; a few cover nonblocking ones in flight). A call otherwise
+// allocated the schedule, its rounds and steps, its request list and the
+// call check, and freed them again: 16 ranks on 2 cores, a scatter of
+// 32 KiB blocks spent ~1 us of each rank's call there (allocator lines are
+// cold after each hand-over of the core).
+constexpr size_t kFreeSchedules = 8;
+std::vector<Schedule*>& freeList() {
+  static std::vector<Schedule*> list;
+  return list;
+}
+}  // namespace
+
+std::unique_ptr<Schedule> Schedule::make(Comm* comm, int tag) {
+  auto& list = freeList();
+  if (list.empty()) return std::make_unique<Schedule>(comm, tag);
+  Schedule* s = list.back();
+  list.pop_back();
+  s->reset(comm, tag);
+  return std::unique_ptr<Schedule>(s);
+}
+
+void Schedule::reset(Comm* comm, int tag) {
+  comm_ = comm;
+  tag_ = tag;
+  // Round 0 keeps its steps' capacity; a later round's goes with it.
+  rounds_.resize(1);
+  rounds_[0].steps.clear();
+  current_ = 0;
+  started_ = false;
+  pending_.clear();
+  check_ = nullptr;
+  checkCtx_ = nullptr;
+  sig_ = 0;
+  probes_ = probed_ = false;
+  waitingSince_ = lastCheck_ = {};
+  onFail_ = nullptr;
+  idle_ = 0;
+  scratch_.clear();
+  inlineUsed_ = false;
+  deviceFns_.clear();
+  request_ = nullptr;
+  status_ = Status::ok();
+}
+
+void Schedule::recycle(Schedule* s) {
+  // An abandoned round's message may still land in scratch, the inline
+  // buffer included: the schedule is left allocated (an error path).
+  if (s->keepScratch_) return;
+  auto& list = freeList();
+  if (list.size() >= kFreeSchedules || s->hasStream_ || s->fencePending_ ||
+      !s->deviceScratch_.empty()) {
+    delete s;
+    return;
+  }
+  // What the steps hold (local steps' captures) goes now, not at reuse.
+  for (Round& r : s->rounds_) r.steps.clear();
+  s->scratch_.clear();
+  s->deviceFns_.clear();
+  list.push_back(s);
 }
 
 void* Schedule::deviceScratch(size_t bytes) {
@@ -334,7 +401,7 @@ int Schedule::pollAll(void*) {
       list[i] = list.back();
       list.pop_back();
       s->complete();
-      delete s;
+      recycle(s);
       ++events;
     } else {
       ++i;
@@ -361,7 +428,7 @@ Status Schedule::start(std::unique_ptr<Schedule> s, Request** out) {
   if (raw->advance()) {
     Status st = raw->status_;
     raw->complete();
-    delete raw;
+    recycle(raw);
     return st;
   }
   active().push_back(raw);

@@ -52,6 +52,10 @@ class Schedule {
   using DeviceFn = std::function<Status(device::Stream)>;
 
   Schedule(Comm* comm, int tag) : comm_(comm), tag_(tag) { rounds_.emplace_back(); }
+  // A schedule for a call: a finished one reused when there is one (its
+  // vectors keep their capacity, so a call of the same shape allocates
+  // nothing), else a new one.
+  static std::unique_ptr<Schedule> make(Comm* comm, int tag);
   // Frees device scratch and the stream (after waiting for work still in
   // flight there, which only a failed schedule leaves).
   ~Schedule();
@@ -111,7 +115,8 @@ class Schedule {
   // its own once it has waited a second (coll/call_probe.h).
   void enableProbes() { probes_ = true; }
 
-  // A temporary buffer that lives as long as the schedule.
+  // A temporary buffer that lives as long as the schedule (the first one of
+  // up to kInlineScratch bytes inside the schedule itself).
   void* scratch(size_t bytes);
   // Device memory that lives as long as the schedule (a pool keeps it for
   // the next call: coll/device_pipe.h); nullptr when there is none.
@@ -177,6 +182,13 @@ class Schedule {
   // (it may still be read by a peer), never released while referenced.
   void abandon();
   std::vector<std::unique_ptr<std::byte[]>> scratch_;
+  static constexpr size_t kInlineScratch = 64;
+  alignas(16) std::byte inlineScratch_[kInlineScratch];
+  bool inlineUsed_ = false;
+  // A finished schedule goes back to make()'s free list when it holds
+  // nothing of a device (else it is deleted).
+  static void recycle(Schedule* s);
+  void reset(Comm* comm, int tag);
   // Device steps: their functions (Step::count indexes them), the stream
   // (taken from a pool on first use), the fence of the round's work, and
   // device scratch (returned to its pool when the schedule ends).

@@ -582,7 +582,7 @@ Status run(const CollArgs& args, Request** out) {
                  collectiveName(args.coll), args.bytes, args.comm->size(), a->name);
     return a->start(call, out);
   }
-  auto s = std::make_unique<Schedule>(args.comm, call.tag);
+  auto s = Schedule::make(args.comm, call.tag);
   s->setSignature(callSignature(args.coll, args.root, args.op));
   LOOM_TRY(a->build(*s, call));
   if (ctx) {

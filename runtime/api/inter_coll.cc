@@ -222,7 +222,7 @@ namespace {
 
 // The schedule of one activation of `a` with collective tag `tag`.
 Status buildCall(const InterCall& a, int tag, std::unique_ptr<Schedule>* out) {
-  auto s = std::make_unique<Schedule>(a.comm, tag);
+  auto s = Schedule::make(a.comm, tag);
   // Both sides sign alike: the root's value differs between them by design.
   s->setSignature(coll::callSignature(a.coll, 0, a.op));
   LOOM_TRY(build(*s, a));
