@@ -377,6 +377,26 @@ static void nonblocking(void) {
   for (int k = 3; k >= 0; --k) CHECK(MPI_Wait(&req[k], MPI_STATUS_IGNORE) == MPI_SUCCESS);
   for (int k = 0; k < 4; ++k)
     for (int i = 0; i < 5; ++i) CHECK(b[k][i] == k * 100 + i);
+  /* More calls in flight than finished schedules are kept for reuse (8),
+   * each of another size and root (so another shape of rounds), waited in
+   * reverse; then blocking calls of yet other sizes, which reuse them. */
+  enum { kMany = 12, kManyMax = 8 * kMany };
+  static int many[kMany][kManyMax];
+  MPI_Request mreq[kMany];
+  for (int k = 0; k < kMany; ++k) {
+    const int n = 1 + 7 * k, root = (k * 5) % size;
+    for (int i = 0; i < n; ++i) many[k][i] = rank == root ? k * 1000 + i : -1;
+    CHECK(MPI_Ibcast(many[k], n, MPI_INT, root, MPI_COMM_WORLD, &mreq[k]) == MPI_SUCCESS);
+  }
+  for (int k = kMany - 1; k >= 0; --k) CHECK(MPI_Wait(&mreq[k], MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  for (int k = 0; k < kMany; ++k)
+    for (int i = 0; i < 1 + 7 * k; ++i) CHECK(many[k][i] == k * 1000 + i);
+  for (int k = 0; k < kMany; ++k) {
+    const int n = kManyMax - 5 * k, root = (k * 3 + 1) % size;
+    for (int i = 0; i < n; ++i) many[k][i] = rank == root ? k * 2000 + i : -1;
+    CHECK(MPI_Bcast(many[k], n, MPI_INT, root, MPI_COMM_WORLD) == MPI_SUCCESS);
+    for (int i = 0; i < n; ++i) CHECK(many[k][i] == k * 2000 + i);
+  }
   /* Iscatterv, Iallgatherv, Ialltoallv, Igather on half, waited all. */
   int sc2[64], r2[64], ga[64], a2[64], av[64], avr[64], gg[64];
   for (int i = 0; i < hp; ++i) counts[i] = 1 + i % 2, displs[i] = 3 * i;
