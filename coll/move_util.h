@@ -78,6 +78,14 @@ inline void scheduleCopy(Schedule& s, const Block& src, const Block& dst) {
   if (src.bytes() == 0 || sameBlock(src, dst)) return;
   s.local([src, dst] { copyBlock(src, dst); });
 }
+// The same once the round's messages are posted (Schedule::localAfterPosting):
+// for a rank's own block in a one-round algorithm, whose messages neither
+// read `dst` nor write `src`. A root that copied first kept every peer
+// waiting for the copy (16 ranks on 2 cores, scatter of 64 KiB blocks).
+inline void scheduleCopyAfterPosting(Schedule& s, const Block& src, const Block& dst) {
+  if (src.bytes() == 0 || sameBlock(src, dst)) return;
+  s.localAfterPosting([src, dst] { copyBlock(src, dst); });
+}
 
 inline void sendBlock(Schedule& s, const Block& b, int peer) { s.send(b.ptr, b.count, b.type, peer); }
 inline void recvBlock(Schedule& s, const Block& b, int peer) { s.recv(b.ptr, b.count, b.type, peer); }

@@ -82,6 +82,12 @@ void Schedule::local(LocalFn fn) {
   rounds_.back().steps.push_back(Step{Step::Kind::kLocal, nullptr, 0, nullptr, 0, std::move(fn)});
 }
 
+void Schedule::localAfterPosting(LocalFn fn) {
+  Step s{Step::Kind::kLocal, nullptr, 0, nullptr, 0, std::move(fn)};
+  s.afterPosting = true;
+  rounds_.back().steps.push_back(std::move(s));
+}
+
 void Schedule::device(DeviceFn fn) {
   deviceFns_.push_back(std::move(fn));
   rounds_.back().steps.push_back(Step{Step::Kind::kDevice, nullptr,
@@ -211,9 +217,13 @@ bool Schedule::deviceDone() {
 bool Schedule::startRound() {
   Round& round = rounds_[current_];
   bool queued = false;
+  bool late = false;
   for (Step& s : round.steps) {
     if (s.kind == Step::Kind::kLocal) {
-      s.fn();
+      if (s.afterPosting)
+        late = true;
+      else
+        s.fn();
     } else if (s.kind == Step::Kind::kDevice) [[unlikely]] {
       Status st = runDevice(s);
       if (!st.isOk()) {
@@ -249,6 +259,9 @@ bool Schedule::startRound() {
     }
     pending_.push_back(r);
   }
+  if (late)
+    for (Step& s : round.steps)
+      if (s.kind == Step::Kind::kLocal && s.afterPosting) s.fn();
   return true;
 }
 

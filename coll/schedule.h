@@ -80,6 +80,10 @@ class Schedule {
   void recvReduceFrom(void* buf, const void* base, int64_t count, Datatype* type, Op* op,
                       int peer);
   void local(LocalFn fn);
+  // A local step that runs once the round's sends and receives are posted,
+  // so that it overlaps them: a root's copy of its own block while its
+  // peers read theirs. It must not touch what those messages read or write.
+  void localAfterPosting(LocalFn fn);
   // A device step (see the top of this file): `fn` runs at round start,
   // after the round's local steps, queueing work on the schedule's stream;
   // the round is complete when its messages are and that work has finished.
@@ -140,6 +144,7 @@ class Schedule {
     LocalFn fn;
     Op* op = nullptr;  // kRecv: reduce into buf instead of overwriting it
     const void* base = nullptr;  // with op: buf = received op base (recvReduceFrom)
+    bool afterPosting = false;   // kLocal: run after the round's messages are posted
   };
   struct Round {
     std::vector<Step> steps;

@@ -29,7 +29,7 @@ Status allgathervLinear(Schedule& s, const CollArgs& a) {
     move::sendBlock(s, mine, i);
     move::recvBlock(s, place(i), i);
   }
-  if (!a.inPlace) move::scheduleCopy(s, mine, place(r));
+  if (!a.inPlace) move::scheduleCopyAfterPosting(s, mine, place(r));
   s.endRound();
   return Status::ok();
 }

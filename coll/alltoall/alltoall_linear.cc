@@ -25,7 +25,7 @@ Status alltoallLinear(Schedule& s, const CollArgs& a) {
   // Receives first, so a peer's message finds its receive posted.
   for (int k = 1; k < p; ++k) move::recvBlock(s, x.recv[(r - k + p) % p], (r - k + p) % p);
   for (int k = 1; k < p; ++k) move::sendBlock(s, x.send[(r + k) % p], (r + k) % p);
-  if (!a.inPlace) move::scheduleCopy(s, x.send[r], x.recv[r]);
+  if (!a.inPlace) move::scheduleCopyAfterPosting(s, x.send[r], x.recv[r]);
   s.endRound();
   return Status::ok();
 }

@@ -3,8 +3,8 @@
 //
 // Steps: every non-root rank sends its block to the root; the root posts
 // all p - 1 receives at once, each into its place in the user's receive
-// buffer (so non-contiguous receive types cost no extra copy), and copies
-// its own block locally unless it passed MPI_IN_PLACE. One round.
+// buffer (so non-contiguous receive types cost no extra copy), and then
+// copies its own block locally unless it passed MPI_IN_PLACE. One round.
 //
 // Cost: (p - 1) * alpha + (p - 1) * m * beta at the root for blocks of m
 // bytes; the receives are concurrent, so on one node the senders' copies
@@ -34,8 +34,9 @@ Status gatherLinear(Schedule& s, const CollArgs& a) {
   for (int i = 0; i < p; ++i)
     if (i != r) move::recvBlock(s, rootBlock(a, i), i);
   if (!a.inPlace)
-    move::scheduleCopy(s, move::Block{static_cast<char*>(const_cast<void*>(a.sendbuf)), a.count, a.type},
-                       rootBlock(a, r));
+    move::scheduleCopyAfterPosting(
+        s, move::Block{static_cast<char*>(const_cast<void*>(a.sendbuf)), a.count, a.type},
+        rootBlock(a, r));
   s.endRound();
   return Status::ok();
 }

@@ -3,8 +3,9 @@
 //
 // Steps: the root posts p - 1 sends at once, each from its block of the
 // user's send buffer (so non-contiguous types cost no extra copy), and
-// copies its own block into its receive buffer unless it passed
-// MPI_IN_PLACE; every other rank posts one receive. One round.
+// then, while the others read theirs, copies its own block into its receive
+// buffer unless it passed MPI_IN_PLACE; every other rank posts one receive.
+// One round.
 //
 // Cost: (p - 1) * alpha + (p - 1) * m * beta at the root for blocks of m
 // bytes, no intermediate copies: the choice for large blocks.
@@ -34,7 +35,7 @@ Status scatterLinear(Schedule& s, const CollArgs& a) {
   }
   for (int i = 0; i < p; ++i)
     if (i != r) move::sendBlock(s, rootBlock(a, i), i);
-  if (!a.inPlace) move::scheduleCopy(s, rootBlock(a, r), mine);
+  if (!a.inPlace) move::scheduleCopyAfterPosting(s, rootBlock(a, r), mine);
   s.endRound();
   return Status::ok();
 }
