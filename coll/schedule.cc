@@ -131,15 +131,13 @@ std::unique_ptr<Schedule> Schedule::make(Comm* comm, int tag) {
   return std::unique_ptr<Schedule>(s);
 }
 
+// The containers were emptied by recycle(); the rest of the state is set
+// here, as the constructor would.
 void Schedule::reset(Comm* comm, int tag) {
   comm_ = comm;
   tag_ = tag;
-  // Round 0 keeps its steps' capacity; a later round's goes with it.
-  rounds_.resize(1);
-  rounds_[0].steps.clear();
   current_ = 0;
   started_ = false;
-  pending_.clear();
   check_ = nullptr;
   checkCtx_ = nullptr;
   sig_ = 0;
@@ -147,9 +145,7 @@ void Schedule::reset(Comm* comm, int tag) {
   waitingSince_ = lastCheck_ = {};
   onFail_ = nullptr;
   idle_ = 0;
-  scratch_.clear();
   inlineUsed_ = false;
-  deviceFns_.clear();
   request_ = nullptr;
   status_ = Status::ok();
 }
@@ -165,7 +161,10 @@ void Schedule::recycle(Schedule* s) {
     return;
   }
   // What the steps hold (local steps' captures) goes now, not at reuse.
-  for (Round& r : s->rounds_) r.steps.clear();
+  // Round 0 keeps its steps' capacity; a later round's goes with it.
+  s->rounds_.resize(1);
+  s->rounds_[0].steps.clear();
+  s->pending_.clear();
   s->scratch_.clear();
   s->deviceFns_.clear();
   list.push_back(s);
