@@ -39,6 +39,7 @@ bool run(ShmColl& c, ShmOp& op) {
     if (!c.reached(a.root, k)) return false;
     shm::unpackPiece(a.recvbuf, a.count, a.type, off, c.slot(a.root, k), len);
   }
+  if (root) shm::rootWrote(c, op);
   return true;
 }
 

@@ -44,6 +44,7 @@ bool run(ShmColl& c, ShmOp& op) {
     shm::unpackPiece(a.recvbuf, a.recvCount, a.recvType, o.at - mineLo,
                      c.slot(a.root, k) + (o.at - off), o.len);
   }
+  if (root) shm::rootWrote(c, op);
   return true;
 }
 

@@ -185,6 +185,11 @@ class ShmColl {
     allMin_ = m;
     return true;
   }
+  // Compares the description of the running op with every peer's that is
+  // in the same op now (never waits; a mismatch fails the op).
+  void verifyPeers() {
+    for (int r = 0; r < size_; ++r) verify(r);
+  }
   // Every rank is done with what was in the slots step k writes.
   bool slotFree(uint64_t k) { return k < depth_ || allReached(k - depth_ + 1); }
   void publish(uint64_t k) { flag(rank_).store(k, std::memory_order_release); }

@@ -33,13 +33,36 @@ inline void unpackPiece(void* buf, int64_t count, Datatype* t, size_t off, const
 }
 
 // How far the root of a bcast or scatter may run ahead of its slowest reader
-// within one call (steps). The readers only watch the root's flag, so a
-// root that never waits would never compare the others' descriptions of the
-// call (a different root, say) with its own: a call of more steps than this
-// does so at least once. Across calls it runs up to the depth ahead.
-constexpr uint32_t kRootWindow = 16;
+// within one call (steps). A root only writes, and the readers only watch
+// its flag, so a root that never waited would never compare the others'
+// descriptions of the call (a different root, say) with its own: a call of
+// more steps than this waits at least once, which compares them all. Across
+// calls the root runs up to the depth ahead.
+//
+// 16 steps, or half the depth where that is more (64 with the oversubscribed
+// default of 128 slots). A window shorter than a call makes its root wait,
+// step by step, for the readers whose pieces it wrote a window before (a
+// scatter's reader gets there only once it has copied its block), and where
+// ranks outnumber cores each of those waits hands the core round. 16 ranks
+// on 2 cores, 100 calls of 32 KiB scatter blocks (512 KiB, 32 steps of
+// 16 KiB), four interleaved runs: 60-74 us with 16, 39-43 with 64; 64 KiB
+// blocks 148-172 against 92-98; 1 MiB bcasts 453-503 against 332-360 (three
+// runs). Waiting instead only once, at step 16, until every rank has
+// entered the call: 60-74 and 106-117 us (the root loses its lead).
+inline uint32_t rootWindow(const ShmColl& c) {
+  return std::max<uint32_t>(16, static_cast<uint32_t>(c.depth() / 2));
+}
 inline bool rootMayWrite(ShmColl& c, const ShmOp& op, uint64_t k) {
-  return c.slotFree(k) && (op.step < kRootWindow || c.allReached(k - kRootWindow + 1));
+  const uint32_t w = rootWindow(c);
+  return c.slotFree(k) && (op.step < w || c.allReached(k - w + 1));
+}
+// The root has written every step of a call: one of more than 16 steps
+// (256 KiB with the default slot) that never had to wait compares the peers
+// already in the call (without waiting for the others), so two ranks that
+// both think they are the root mostly learn it in the calls between 16
+// steps and the window, too.
+inline void rootWrote(ShmColl& c, const ShmOp& op) {
+  if (op.steps > 16) c.verifyPeers();
 }
 
 // Where step op.step of an op that moves `total` bytes lies: its global

@@ -51,6 +51,15 @@ foreach(n 2 3 4 5)
                COMMAND --stdout-count "^coll_mismatch: rank [0-9]+ ok=${n}"
                -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_mismatch>)
 endforeach()
+# 2 MiB per rank: where ranks outnumber cores, the shared-memory bcast and
+# scatter root runs 64 steps of 16 KiB ahead within a call (shm_steps.h,
+# rootWindow), so 1 MiB calls rely on the root's look at the peers already
+# in the call, and 2 MiB calls on its wait at step 64.
+foreach(n 3 4)
+  loom_mp_test(mp.coll.mismatch.2m.${n} TIMEOUT 120
+               COMMAND --stdout-count "^coll_mismatch: rank [0-9]+ ok=${n}"
+               -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_mismatch> 524288)
+endforeach()
 # A bcast whose ranks pass different counts (root 16 MiB, the others 40 B),
 # then an allreduce: no rank may hang (the ranks may pick different
 # algorithms for the bcast), with the rules and with each bcast algorithm.
