@@ -137,6 +137,10 @@ bool Job::spawnAll(const HostCores& host, const std::vector<std::vector<std::str
     spec.env.set("LOOM_OVERSUBSCRIBE", over ? "1" : "0");
     spec.env.set("LOOM_LAUNCHER", "loomrun");  // loomrun prints an aborting rank's message
     for (const auto& e : exports) spec.env.set(e);
+    if (over) {
+      if (auto t = tunablesWithoutRseq(spec.env.get("GLIBC_TUNABLES")))
+        spec.env.set("GLIBC_TUNABLES", *t);
+    }
     spec.binding = &plan[r];
     spec.applyBinding = host.thisSystem;
 

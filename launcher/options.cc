@@ -224,6 +224,12 @@ std::string usageText() {
          "See loomrun(1).\n";
 }
 
+std::optional<std::string> tunablesWithoutRseq(const char* current) {
+  const std::string cur = current ? current : "";
+  if (cur.find("glibc.pthread.rseq") != std::string::npos) return std::nullopt;
+  return cur.empty() ? std::string("glibc.pthread.rseq=0") : cur + ":glibc.pthread.rseq=0";
+}
+
 std::vector<std::string> resolveExports(
     const std::vector<ExportVar>& exports,
     const std::function<const char*(const char*)>& getenvFn, std::vector<std::string>* missing) {

@@ -32,6 +32,13 @@ void EnvList::set(const std::string& entry) {
   entries_.push_back(entry);
 }
 
+const char* EnvList::get(const std::string& name) const {
+  for (const auto& e : entries_)
+    if (e.size() > name.size() && e[name.size()] == '=' && e.compare(0, name.size(), name) == 0)
+      return e.c_str() + name.size() + 1;
+  return nullptr;
+}
+
 bool makeOutputPipe(int fds[2]) {
   if (::pipe2(fds, O_CLOEXEC) != 0) return false;
   ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);

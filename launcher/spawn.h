@@ -26,6 +26,7 @@ class EnvList {
   static EnvList fromEnviron();
   void set(const std::string& entry);  // "NAME=value"
   void set(const std::string& name, const std::string& value) { set(name + "=" + value); }
+  const char* get(const std::string& name) const;  // the value, nullptr when unset
   const std::vector<std::string>& entries() const { return entries_; }
 
  private:

@@ -253,5 +253,17 @@ TEST_F(FindExecutable, EmptyPathEntryMeansCurrentDirectory) {
   ASSERT_EQ(chdir(cwd), 0);
 }
 
+// Oversubscribed ranks get glibc's restartable sequences switched off,
+// added to what GLIBC_TUNABLES already says; a user who set that tunable
+// keeps it.
+TEST(LauncherOptions, TunablesWithoutRseq) {
+  EXPECT_EQ(tunablesWithoutRseq(nullptr), "glibc.pthread.rseq=0");
+  EXPECT_EQ(tunablesWithoutRseq(""), "glibc.pthread.rseq=0");
+  EXPECT_EQ(tunablesWithoutRseq("glibc.malloc.arena_max=2"),
+            "glibc.malloc.arena_max=2:glibc.pthread.rseq=0");
+  EXPECT_EQ(tunablesWithoutRseq("glibc.pthread.rseq=1"), std::nullopt);
+  EXPECT_EQ(tunablesWithoutRseq("glibc.malloc.check=3:glibc.pthread.rseq=0"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace loom::launcher

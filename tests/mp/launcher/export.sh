@@ -23,6 +23,32 @@ expect_rc 0
 expect_out_count "LOOM_OVERSUBSCRIBE=1$" 2
 expect_clean
 
+# loomrun confined to one CPU (util-linux taskset): two ranks oversubscribe it.
+ONE_CORE="$WORK/loomrun-on-cpu0"
+printf '#!/bin/sh\nexec taskset -c 0 "%s" "$@"\n' "$LOOMRUN" > "$ONE_CORE"
+chmod +x "$ONE_CORE"
+
+note "oversubscribed ranks get glibc.pthread.rseq=0 added to GLIBC_TUNABLES"
+GLIBC_TUNABLES=glibc.malloc.arena_max=2 LOOMRUN="$ONE_CORE" run_job -n 2 \
+  "$LT_CLIENT" env LOOM_OVERSUBSCRIBE GLIBC_TUNABLES "--marker=$MARK"
+expect_rc 0
+expect_out_count "^rank [01] LOOM_OVERSUBSCRIBE=1$" 2
+expect_out_count "^rank [01] GLIBC_TUNABLES=glibc.malloc.arena_max=2:glibc.pthread.rseq=0$" 2
+expect_clean
+
+note "a GLIBC_TUNABLES that names the rseq tunable is the user's; a rank per core gets none"
+GLIBC_TUNABLES=glibc.pthread.rseq=1 LOOMRUN="$ONE_CORE" run_job -n 2 \
+  "$LT_CLIENT" env GLIBC_TUNABLES "--marker=$MARK"
+expect_rc 0
+expect_out_count "^rank [01] GLIBC_TUNABLES=glibc.pthread.rseq=1$" 2
+expect_clean
+env -u GLIBC_TUNABLES LOOMRUN="$ONE_CORE" bash -c 'exec "$LOOMRUN" "$@"' loomrun -n 1 \
+  "$LT_CLIENT" env LOOM_OVERSUBSCRIBE GLIBC_TUNABLES "--marker=$MARK" </dev/null >"$OUT" 2>"$ERR"
+RC=$?
+expect_rc 0
+expect_out "^rank 0 LOOM_OVERSUBSCRIBE=0$"
+expect_out "^rank 0 GLIBC_TUNABLES unset$"
+
 note "a value with '=' and spaces survives"
 run_job -n 1 -x "LT_EQ=a=b c" "$LT_CLIENT" env LT_EQ "--marker=$MARK"
 expect_rc 0
