@@ -24,8 +24,9 @@ constexpr int kAnyRanks = 1 << 30;
 
 // A rule for oversubscribed nodes only (Rule::oversubscribedOnly), on one
 // node.
-constexpr Rule oversubscribed(Collective c, size_t maxBytes, const char* algorithm) {
-  Rule r{c, maxBytes, 2, 64, false, algorithm, 1, 1};
+constexpr Rule oversubscribed(Collective c, size_t maxBytes, const char* algorithm,
+                              int minRanks = 2, int maxRanks = 64) {
+  Rule r{c, maxBytes, minRanks, maxRanks, false, algorithm, 1, 1};
   r.oversubscribedOnly = true;
   return r;
 }
@@ -121,14 +122,21 @@ constexpr Rule kRules[] = {
     // further, up to 16 KiB blocks. 8 ranks on 2 cores, 100 calls, two runs:
     // gather of 4 KiB blocks 6.6-6.8 us against 31-38 (binomial), of 16 KiB
     // 56-58 against 79-86; scatter of 4 KiB blocks 2.6-7.9 against 26-28,
-    // of 16 KiB 8.9-22 against 37-47; from 32 KiB blocks the messages win.
-    // (Not so on a quiet machine: at 8 and 16 ranks the staged scatter of
-    // 32-64 KiB blocks took half the messages' time in interleaved runs,
-    // but 1.5-3x it in two of three repeats of a benchmark page, where
-    // Open MPI's and the messages' times hardly moved; its root does all
-    // the staging, p times a reader's work, on a core it shares.
-    // docs/benchmarks.md, "the root's window".)
+    // of 16 KiB 8.9-22 against 37-47. Scatter at 4-8 ranks up to 64 KiB
+    // blocks, since its root may run half the slots ahead within a call
+    // (shm_steps.h, rootWindow): 100 calls, shm / linear / Open MPI, 4
+    // ranks 64 KiB 11-18 / 20-21 / 23-30 us; 5 ranks 11-26 / 29-31; 8 ranks
+    // 32 KiB 15-25 / 32-44 / 35-47, 64 KiB 33-41 / 44-60 / 42-108 (2-6
+    // interleaved runs); on a page with a slow spell (one repeat of three
+    // 2.6x slower), medians of 32 and 64 KiB blocks 20 and 35 us against
+    // Open MPI's 36 and 51 (the messages, next page: 30 and 46). Not at 16
+    // ranks, whose root stages 16 times a reader's work on a core it shares
+    // with 7 readers: twice as fast as the messages in quiet interleaved
+    // runs (32 KiB blocks 34-57 against 92-111 us), but 1.5-3x slower in
+    // two of three repeats of that page (docs/benchmarks.md, "the root's
+    // window"). From 32 KiB blocks at 2-3 ranks: no clear winner.
     oversubscribed(Collective::kGather, 16384, "shm"),
+    oversubscribed(Collective::kScatter, 65536, "shm", 4, 8),
     oversubscribed(Collective::kScatter, 16384, "shm"),
     {Collective::kGather, 4096, 2, 64, false, "shm", 1, 1},
     {Collective::kScatter, 2048, 2, 64, false, "shm", 1, 1},
