@@ -49,20 +49,21 @@ inline void unpackPiece(void* buf, int64_t count, Datatype* t, size_t off, const
 // blocks 148-172 against 92-98; 1 MiB bcasts 453-503 against 332-360 (three
 // runs). Waiting instead only once, at step 16, until every rank has
 // entered the call: 60-74 and 106-117 us (the root loses its lead).
+constexpr uint32_t kRootWindowMin = 16;
 inline uint32_t rootWindow(const ShmColl& c) {
-  return std::max<uint32_t>(16, static_cast<uint32_t>(c.depth() / 2));
+  return std::max<uint32_t>(kRootWindowMin, static_cast<uint32_t>(c.depth() / 2));
 }
 inline bool rootMayWrite(ShmColl& c, const ShmOp& op, uint64_t k) {
   const uint32_t w = rootWindow(c);
   return c.slotFree(k) && (op.step < w || c.allReached(k - w + 1));
 }
-// The root has written every step of a call: one of more than 16 steps
-// (256 KiB with the default slot) that never had to wait compares the peers
-// already in the call (without waiting for the others), so two ranks that
-// both think they are the root mostly learn it in the calls between 16
-// steps and the window, too.
+// The root has written every step of a call: one of more than
+// kRootWindowMin steps (256 KiB with the default slot) that never had to
+// wait compares the peers already in the call (without waiting for the
+// others), so two ranks that both think they are the root mostly learn it
+// in the calls between kRootWindowMin steps and the window, too.
 inline void rootWrote(ShmColl& c, const ShmOp& op) {
-  if (op.steps > 16) c.verifyPeers();
+  if (op.steps > kRootWindowMin) c.verifyPeers();
 }
 
 // Where step op.step of an op that moves `total` bytes lies: its global
