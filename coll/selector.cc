@@ -198,6 +198,10 @@ constexpr Rule kRules[] = {
     // 64 KiB blocks 242-250 us against 384-386 (pairwise, pipelined), 128
     // KiB 444-496 against 776-778 (Open MPI 291-309 and 472-565); 16 ranks,
     // 64 KiB blocks 1.72-1.85 ms against 2.18-2.41 (Open MPI 1.74-1.77).
+    // Staged up to 2 KiB blocks: 8 ranks, 2 KiB blocks, 100 calls, three
+    // runs: 19-27 us against 29-34 (linear; Open MPI 34-36); 16 ranks
+    // 105-112 against 145-246; at 4 KiB blocks 8 ranks are mixed.
+    oversubscribed(Collective::kAlltoall, 2048, "shm"),
     oversubscribed(Collective::kAlltoall, kAny, "linear"),
     {Collective::kAlltoall, 256, 8, kAnyRanks, false, "bruck"},
     {Collective::kAlltoall, 32768, 1, kAnyRanks, false, "linear"},
@@ -234,6 +238,11 @@ constexpr Rule kRules[] = {
     // two copies per byte lose to messages' single copy).
     // Oversubscribed: up to 32 KiB (8 ranks on 2 cores: 48 us against 54-82
     // for the binomial tree at 32 KiB, 53-58 against 82-114 at 16 KiB).
+    // From 8 ranks up to 64 KiB (100 calls, three runs, shm against the
+    // binomial tree at 64 KiB: 8 ranks 51-75 us against 82-88, 16 ranks
+    // 126-154 against 214-219; Open MPI 246-300 at 16; at 128 KiB and at
+    // 4 ranks mixed).
+    oversubscribed(Collective::kReduce, 65536, "shm", 8, 64),
     oversubscribed(Collective::kReduce, 32768, "shm"),
     {Collective::kReduce, 16384, 2, 64, false, "shm", 1, 1},
     {Collective::kReduce, kAny, 1, kAnyRanks, false, "binomial"},
