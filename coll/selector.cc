@@ -293,6 +293,15 @@ constexpr Rule kRules[] = {
     {Collective::kReduceScatter, kAny, 1, kAnyRanks, false, "reduce_scatterv"},
     // One node, small inputs (bytes: the whole input): shared memory, one
     // synchronisation per slot's worth instead of p - 1 messages.
+    // Oversubscribed: up to 128 KiB from 16 ranks, 32 KiB from 8, where
+    // each of the ring's p - 1 rounds costs a hand-over of the core (100
+    // calls, three runs, shm against the ring: 16 ranks 32 KiB 109-125 us
+    // against 230-266, 64 KiB 203-213 against 294-395, 128 KiB 365-410
+    // against 449-510; 8 ranks 32 KiB 44-65 against 60-90, mixed from 64 KiB;
+    // 4 ranks the ring's from 32 KiB). Device ranks stage up to the same
+    // size (below), so mixed jobs agree.
+    oversubscribed(Collective::kReduceScatterBlock, 131072, "shm", 16, 64),
+    oversubscribed(Collective::kReduceScatterBlock, 32768, "shm", 8, 64),
     {Collective::kReduceScatterBlock, 16384, 2, 64, false, "shm", 1, 1},
     {Collective::kReduceScatterBlock, kAny, 1, kAnyRanks, false, "ring"},
     {Collective::kReduceScatterBlock, kAny, 1, kAnyRanks, false, "reduce_scatterv"},
@@ -301,6 +310,7 @@ constexpr Rule kRules[] = {
     // two small copies); staged below.
     onDevice(Collective::kReduceScatter, 65536, 1, kAnyRanks, false, kStaged),
     onDevice(Collective::kReduceScatter, kAny, 1, kAnyRanks, false, "ring"),
+    onDeviceOversubscribed(Collective::kReduceScatterBlock, 131072, kStaged),
     onDevice(Collective::kReduceScatterBlock, 65536, 1, kAnyRanks, false, kStaged),
     onDevice(Collective::kReduceScatterBlock, kAny, 1, kAnyRanks, false, "ring"),
     // scan/exscan: recursive doubling needs log p steps where the chain

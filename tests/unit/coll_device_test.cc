@@ -23,6 +23,7 @@
 #include "coll/reduce_chunks.h"
 #include "coll_sim.h"
 #include "core/device.h"
+#include "core/progress.h"
 
 namespace {
 
@@ -548,6 +549,36 @@ TEST_F(CollDevice, DeviceRulesPickAsDocumented) {
           << loom::coll::collectiveName(k.coll) << " " << k.bytes << ": "
           << (alg ? alg->name : "staged");
   }
+}
+
+// Where ranks outnumber cores the host ranks of a reduce-scatter-block run
+// the shared-memory algorithm up to 128 KiB (16 ranks or more): device
+// ranks stage up to there too, so a job mixing both kinds runs one
+// algorithm; beyond, both run the ring.
+TEST_F(CollDevice, OversubscribedDeviceRulesFollowTheHostOnes) {
+  Buf d(true, 64);
+  loom::sim::SimComms c16(16);
+  CollArgs a;
+  a.coll = Collective::kReduceScatterBlock;
+  a.comm = c16[0];
+  a.sendbuf = a.recvbuf = d.p();
+  a.type = a.recvType = dt(MPI_DOUBLE);
+  a.op = op(MPI_SUM);
+  a.count = a.recvCount = 1;
+  a.mem = dev::MemKind::kDevice;
+  loom::progress::setOversubscribed(true);
+  a.bytes = 131072;
+  const Algorithm* staged = loom::coll::selectDevice(a);
+  a.bytes = 131073;
+  const Algorithm* beyond = loom::coll::selectDevice(a);
+  loom::progress::setOversubscribed(false);
+  a.bytes = 131072;
+  const Algorithm* notOversubscribed = loom::coll::selectDevice(a);
+  EXPECT_EQ(staged, nullptr);
+  ASSERT_NE(beyond, nullptr);
+  EXPECT_STREQ(beyond->name, "ring");
+  ASSERT_NE(notOversubscribed, nullptr);
+  EXPECT_STREQ(notOversubscribed->name, "ring");
 }
 
 // What the device forms cannot serve is staged: user ops, long double,
