@@ -8,8 +8,9 @@ then RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and
 MASTER_PORT are set from MPI where the environment lacks them (rank 0 picks a
 free port and broadcasts it with its host), so the default env:// rendezvous
 builds a TCPStore. Preset RANK/WORLD_SIZE (torchrun style) must agree with
-MPI's. The backend is registered for CPU tensors with the extended API, so
-new_group() builds a sub-communicator of MPI_COMM_WORLD.
+MPI's. The backend is registered for CPU and CUDA tensors with the extended
+API, so new_group() builds a sub-communicator of MPI_COMM_WORLD. CUDA tensors
+follow NCCL's stream semantics (docs/torch.md).
 """
 import atexit
 import os
@@ -84,8 +85,34 @@ def _setup_env():
     os.environ.setdefault("MASTER_PORT", port)
 
 
+def _accelerators():
+    """The device types the backend registers beyond the CPU: cuda, and the
+    tests' mock device when it is loaded (PrivateUse1 renamed "loommock")."""
+    devs = ["cuda"]
+    pu1 = torch._C._get_privateuse1_backend_name()
+    if pu1 != "privateuseone":
+        devs.append(pu1)
+    return devs
+
+
+def _device_in_use():
+    """The accelerator device this process already works on, if any: the
+    group binds it at creation (collective there, where every member takes
+    part) instead of at its first op on device tensors."""
+    pu1 = torch._C._get_privateuse1_backend_name()
+    if pu1 != "privateuseone":
+        return torch.device(pu1, 0)
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        return torch.device("cuda", torch.cuda.current_device())
+    return None
+
+
 def _create(opts, backend_options):
-    return extension().create_backend(opts, backend_options)
+    b = extension().create_backend(opts, backend_options)
+    dev = _device_in_use()
+    if b is not None and dev is not None:
+        b.eager_connect_single_device(dev)
+    return b
 
 
 def register():
@@ -95,7 +122,8 @@ def register():
     if _registered or BACKEND in dist.Backend.backend_list:
         _registered = True
         return
-    dist.Backend.register_backend(BACKEND, _create, extended_api=True, devices=["cpu"])
+    dist.Backend.register_backend(BACKEND, _create, extended_api=True,
+                                  devices=["cpu"] + _accelerators())
     _registered = True
 
 

@@ -9,6 +9,12 @@ import torch
 import torch.distributed as dist
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+if os.environ.get("LOOM_DEVICE_MOCK") == "1":
+    # The mock torch device (PrivateUse1 "loommock") first: torch_loom
+    # registers the backend for it too when it is there at import.
+    sys.path.insert(0, os.path.dirname(__file__))
+    import mock_device  # noqa: E402
+    mock_device.load()
 import torch_loom  # noqa: E402  (MPI init, env defaults, registration)
 
 

@@ -4,9 +4,11 @@
 #   tests/torch/run_torch_tests.sh BUILD_DIR [RANKS...]     (default ranks: 1 2 3 4)
 #
 # The torch venv comes from setup_venv.sh (exit 77, skip, when PyPI cannot be
-# reached); the extension is compiled once before the jobs. Rank 0's pytest
-# output is printed; the other ranks' go to BUILD_DIR/torch-tests/rankR.N.log
-# and are shown when a job fails. A job that hangs is killed after 300 s.
+# reached); the extension is compiled once before the jobs. Then the device
+# tests (test_device.py) run on the mock torch device at 2 and 3 ranks. Rank
+# 0's pytest output is printed; the other ranks' go to
+# BUILD_DIR/torch-tests/rankR.NAME.log and are shown when a job fails. A job
+# that hangs is killed after 300 s.
 set -uo pipefail
 build=$(cd "${1:?usage: run_torch_tests.sh BUILD_DIR [RANKS...]}" && pwd)
 shift
@@ -30,25 +32,45 @@ export TORCH_LOOM_LOGS=$logs
 TORCH_LOOM_BUILD_ONLY=1 "$py" -m torch_loom._build 2>&1 | grep -v "No CUDA runtime" || {
   echo "FAIL: the torch_loom extension did not build"; exit 1; }
 
+# The mock torch device (tests/torch/mock_device) for the device tests
+# without a GPU: compiled once here too.
+LOOM_DEVICE_MOCK=1 TORCH_LOOM_BUILD_ONLY=1 PYTHONPATH=$here:$PYTHONPATH \
+  "$py" -c 'import mock_device; mock_device.load()' > "$logs/mock-build.log" 2>&1 || {
+  cat "$logs/mock-build.log"; echo "FAIL: the loommock torch device did not build"; exit 1; }
+
 status=0 passed=0 failed=0
-for n in "${ranks[@]}"; do
-  rm -f "$logs"/rank*."$n".log
-  start=$(date +%s)
-  timeout 300 "$build/bin/loomrun" -n "$n" sh -c '
+# run_job NAME N ENV... -- PYTEST_ARGS...: one loomrun job of pytest at N ranks.
+run_job() {
+  local name=$1 n=$2; shift 2
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  rm -f "$logs"/rank*."$name".log
+  local start=$(date +%s)
+  env "${envs[@]}" timeout 300 "$build/bin/loomrun" -n "$n" sh -c '
     if [ "${PMIX_RANK:-0}" = 0 ]; then exec "$@"; fi
-    exec "$@" > "$TORCH_LOOM_LOGS/rank$PMIX_RANK.'"$n"'.log" 2>&1' sh \
-    "$py" -m pytest -q -p no:cacheprovider -o faulthandler_timeout=120 "$here" 2>&1 | grep -v "No CUDA runtime" | tee "$logs/rank0.$n.log"
-  rc=${PIPESTATUS[0]}
-  summary=$(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$logs/rank0.$n.log" | tail -1)
-  p=$(grep -oE '[0-9]+ passed' <<<"$summary" | grep -oE '[0-9]+')
-  f=$(grep -oE '[0-9]+ failed' <<<"$summary" | grep -oE '[0-9]+')
+    exec "$@" > "$TORCH_LOOM_LOGS/rank$PMIX_RANK.'"$name"'.log" 2>&1' sh \
+    "$py" -m pytest -q -p no:cacheprovider -o faulthandler_timeout=120 "$@" 2>&1 | grep -v "No CUDA runtime" | tee "$logs/rank0.$name.log"
+  local rc=${PIPESTATUS[0]}
+  local summary=$(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$logs/rank0.$name.log" | tail -1)
+  local p=$(grep -oE '[0-9]+ passed' <<<"$summary" | grep -oE '[0-9]+')
+  local f=$(grep -oE '[0-9]+ failed' <<<"$summary" | grep -oE '[0-9]+')
   passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
-  echo "ranks $n: exit $rc, $(( $(date +%s) - start )) s: ${summary:-no pytest summary}"
+  echo "$name: exit $rc, $(( $(date +%s) - start )) s: ${summary:-no pytest summary}"
   if [ $rc -ne 0 ]; then
     status=1
     [ -n "$f" ] || failed=$((failed + 1))
-    for l in "$logs"/rank*."$n".log; do [ "$l" = "$logs/rank0.$n.log" ] || { echo "--- $l"; tail -30 "$l"; }; done
+    for l in "$logs"/rank*."$name".log; do [ "$l" = "$logs/rank0.$name.log" ] || { echo "--- $l"; tail -30 "$l"; }; done
   fi
+}
+
+for n in "${ranks[@]}"; do
+  run_job "$n" "$n" -- "$here"
+done
+# Device tensors on the mock device (its memory faults on host access; its
+# streams run asynchronously), at 2 and 3 ranks.
+for n in 2 3; do
+  run_job "mock$n" "$n" LOOM_DEVICE_MOCK=1 -- "$here/test_device.py"
 done
 echo "torch: $passed passed, $failed failed"
 exit $status

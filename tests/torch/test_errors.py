@@ -43,9 +43,9 @@ def test_preset_rank_must_match_mpi(world):
         os.environ["RANK"] = saved
 
 
-def test_non_cpu_tensor_rejected(world):
+def test_other_device_rejected(world):
     t = torch.empty(4, device="meta")
-    with pytest.raises(RuntimeError, match="CPU tensors only.*GPU path"):
+    with pytest.raises(RuntimeError, match="tensor on meta.*serves CPU and CUDA tensors"):
         backend().allreduce([t])
 
 

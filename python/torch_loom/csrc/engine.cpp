@@ -2,6 +2,8 @@
 #include "engine.h"
 
 #include <ATen/core/ivalue.h>
+#include <c10/core/StreamGuard.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/util/Exception.h>
 
 #include <chrono>
@@ -23,10 +25,16 @@ void checkMpi(int rc, const char* what) {
 
 // ---------------------------------------------------------------- LoomWork
 
-LoomWork::LoomWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs)
+LoomWork::LoomWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs,
+                   std::optional<c10::Device> device)
     : Work(rank, type),
       outputs_(std::move(outputs)),
-      future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::ofTensors())) {}
+      // A device Work's future knows its device: its consumers' streams wait
+      // on it (ivalue::Future records an event when it is marked completed).
+      future_(c10::make_intrusive<c10::ivalue::Future>(
+          c10::ListType::ofTensors(),
+          device ? std::vector<c10::Device>{*device} : std::vector<c10::Device>{})),
+      device_(device) {}
 
 bool LoomWork::isCompleted() {
   if (done_.load(std::memory_order_acquire)) return true;
@@ -42,6 +50,11 @@ std::exception_ptr LoomWork::exception() const {
 }
 
 int LoomWork::sourceRank() const {
+  if (device_ && anySource && end && !done_.load(std::memory_order_acquire)) {
+    // The sender is known once the stream got there: the host waits here.
+    end->synchronize();
+    return devStatus.MPI_SOURCE;
+  }
   TORCH_CHECK(done_.load(std::memory_order_acquire),
               "loom: sourceRank() of a receive that has not completed");
   return source_;
@@ -51,7 +64,22 @@ std::vector<at::Tensor> LoomWork::result() { return outputs_; }
 
 c10::intrusive_ptr<c10::ivalue::Future> LoomWork::getFuture() { return future_; }
 
+void LoomWork::synchronize() {
+  if (!device_) {
+    wait(kNoTimeout);
+    return;
+  }
+  // As NCCL's: the current stream waits for the op; the host does not.
+  auto* impl = c10::impl::getDeviceGuardImpl(device_->type());
+  if (end) end->block(impl->getStream(*device_));
+}
+
 bool LoomWork::wait(std::chrono::milliseconds timeout) {
+  if (device_) {
+    synchronize();
+    if (done_.load(std::memory_order_acquire) && error_) std::rethrow_exception(error_);
+    return true;
+  }
   using Clock = std::chrono::steady_clock;
   const bool bounded = timeout != kNoTimeout;
   const auto deadline = Clock::now() + timeout;
@@ -80,6 +108,8 @@ void LoomWork::complete() {
   }
   epilogue = nullptr;
   keep.clear();
+  holds.clear();
+  if (anySource) source_ = devStatus.MPI_SOURCE;
   error_ = err;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -90,6 +120,10 @@ void LoomWork::complete() {
   cv_.notify_all();
   if (err) {
     future_->setError(err);
+  } else if (device_ && stream) {
+    // The future's event goes on the communication stream, past the op.
+    c10::StreamGuard guard(*stream);
+    future_->markCompleted(c10::IValue(outputs_));
   } else {
     future_->markCompleted(c10::IValue(outputs_));
   }
@@ -115,6 +149,7 @@ void Engine::kick() {
 }
 
 bool Engine::testLocked(LoomWork* w) {
+  if (w->device()) return !w->end || w->end->query();
   int flag = 0;
   int rc;
   if (w->reqs.size() == 1) {
@@ -172,10 +207,12 @@ void Engine::run() {
   // for mu_ (any MPI call), and the two would wait for each other forever.
   std::vector<c10::intrusive_ptr<LoomWork>> dropped;
   auto idleSince = Clock::now();
+  bool onlyDevice = false;
   while (!stop_.load()) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       size_t kept = 0;
+      onlyDevice = true;
       for (size_t i = 0; i < pending_.size(); ++i) {
         LoomWork* w = pending_[i].get();
         if (w->claimed_) {  // a waiter finished it
@@ -187,6 +224,7 @@ void Engine::run() {
           finished.push_back(std::move(pending_[i]));
           continue;
         }
+        if (!w->device()) onlyDevice = false;
         if (kept != i) pending_[kept] = std::move(pending_[i]);
         ++kept;
       }
@@ -199,8 +237,9 @@ void Engine::run() {
     dropped.clear();
     if (npending_.load() > 0 || busy) {
       idleSince = Clock::now();
-      if (oversubscribed_ && !busy) {
-        // Nothing finished: nap (a new work's kick() ends it early).
+      if ((oversubscribed_ || onlyDevice) && !busy) {
+        // Nothing finished: nap (a new work's kick() ends it early). Device
+        // works wait for a stream, which spinning does not speed up.
         std::unique_lock<std::mutex> lock(sleepMu_);
         sleepCv_.wait_for(lock, std::chrono::microseconds(50));
       } else {

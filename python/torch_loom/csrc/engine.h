@@ -18,12 +18,16 @@
 
 #include <mpi.h>
 
+#include <c10/core/Event.h>
+#include <c10/core/Stream.h>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,9 +39,17 @@ std::string mpiErrorText(int rc, const char* what);
 // Throws a RuntimeError (c10::Error) with mpiErrorText when rc != MPI_SUCCESS.
 void checkMpi(int rc, const char* what);
 
+// A Work on CPU tensors completes when its MPI requests do. A Work on
+// device tensors (device() set) was queued on the group's communication
+// stream (loom_backend.cpp, "Device tensors"): it completes when the stream
+// passes its end event. Its wait() and synchronize() make the caller's
+// current stream wait for that event and return at once; the host never
+// waits (the progress thread polls the event, then drops the tensors the
+// Work kept alive and completes the future).
 class LoomWork : public c10d::Work {
  public:
-  LoomWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs);
+  LoomWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs,
+           std::optional<c10::Device> device = std::nullopt);
 
   bool isCompleted() override;
   bool isSuccess() const override;
@@ -45,17 +57,32 @@ class LoomWork : public c10d::Work {
   int sourceRank() const override;
   std::vector<at::Tensor> result() override;
   bool wait(std::chrono::milliseconds timeout) override;
+  void synchronize() override;
   c10::intrusive_ptr<c10::ivalue::Future> getFuture() override;
+
+  const std::optional<c10::Device>& device() const { return device_; }
 
   // Filled by the op before the Work is handed to the engine.
   std::vector<MPI_Request> reqs;       // outstanding requests (guarded by the engine's mutex)
   std::function<void()> epilogue;      // runs once all requests are complete
   std::vector<at::Tensor> keep;        // buffers MPI reads or writes, alive until then
+  std::vector<std::shared_ptr<void>> holds;  // counts and displacements MPI may read until then
   const char* what = "MPI request";    // the MPI call, for error messages
+
+  // Device Works: the end event on the communication stream (recorded after
+  // the op and its epilogue), that stream, and the status a receive from
+  // any source writes when the stream gets there.
+  std::unique_ptr<c10::Event> end;
+  std::optional<c10::Stream> stream;
+  MPI_Status devStatus{};
+  bool anySource = false;
+
+  // Runs the epilogue, marks the Work done and completes its future (the
+  // engine, once the requests or the stream are done; exactly once).
+  void complete();
 
  private:
   friend class Engine;
-  void complete();                     // epilogue, then mark done and complete the future
 
   std::vector<at::Tensor> outputs_;
   c10::intrusive_ptr<c10::ivalue::Future> future_;
@@ -64,6 +91,7 @@ class LoomWork : public c10d::Work {
   bool claimed_ = false;               // guarded by the engine's mutex
   int mpiError_ = MPI_SUCCESS;         // from MPI_Test, guarded likewise
   int source_ = -1;
+  std::optional<c10::Device> device_;
 };
 
 class Engine {

@@ -32,12 +32,29 @@ using WorkPtr = c10::intrusive_ptr<c10d::Work>;
 
 // ---------------------------------------------------------------- checks
 
+// CUDA, and PrivateUse1 for the tests' mock device (tests/torch/mock_device).
+bool isAccelerator(const c10::Device& d) {
+  return d.type() == c10::DeviceType::CUDA || d.type() == c10::DeviceType::PrivateUse1;
+}
+
 void checkTensor(const at::Tensor& t, const char* op) {
-  TORCH_CHECK(t.device().is_cpu(), "loom: ", op, " got a tensor on ", t.device(),
-              ": the loom backend serves CPU tensors only for now (CUDA tensors come once "
-              "Loom's GPU path lands); move the tensor to the CPU or use nccl/gloo for it");
+  TORCH_CHECK(t.device().is_cpu() || isAccelerator(t.device()), "loom: ", op, " got a tensor on ",
+              t.device(), ": the loom backend serves CPU and CUDA tensors");
   TORCH_CHECK(t.layout() == c10::kStrided, "loom: ", op, " needs dense (strided) tensors, got ",
               t.layout());
+}
+
+// The one device every tensor of a call is on (the CPU when there are none).
+c10::Device placeOf(std::initializer_list<const std::vector<at::Tensor>*> lists, const char* op) {
+  std::optional<c10::Device> dev;
+  for (const auto* l : lists)
+    for (const auto& t : *l) {
+      if (!t.defined()) continue;
+      if (!dev) dev = t.device();
+      TORCH_CHECK(t.device() == *dev, "loom: ", op, " got tensors on ", *dev, " and on ", t.device(),
+                  ": one call's tensors must be on one device");
+    }
+  return dev.value_or(c10::Device(c10::kCPU));
 }
 
 const at::Tensor& single(std::vector<at::Tensor>& ts, const char* op) {
@@ -128,8 +145,41 @@ at::Tensor preMul(const at::Tensor& in, const ReduceOp& rop) {
   if (rop.op_ != ReduceOp::PREMUL_SUM) return in;
   auto* s = dynamic_cast<c10d::PreMulSumSupplement*>(rop.supplement_.get());
   TORCH_CHECK(s, "loom: PREMUL_SUM without its factor");
-  if (s->tensor_factor.defined()) return in.mul(s->tensor_factor.to(in.device()));
-  return in.mul(s->double_factor);
+  at::Tensor out = at::empty_like(in, at::MemoryFormat::Contiguous);
+  out.copy_(in);
+  if (s->tensor_factor.defined()) return out.mul_(s->tensor_factor.to(in.device()));
+  return out.mul_(s->double_factor);
+}
+
+// The tensors flattened into one contiguous buffer of their dtype, by
+// copies (a cat of in-place copies: works on every device).
+at::Tensor catFlat(const std::vector<at::Tensor>& ts, const at::TensorOptions& opts) {
+  int64_t total = 0;
+  for (const auto& t : ts) total += t.numel();
+  at::Tensor flat = at::empty({total}, opts);
+  int64_t off = 0;
+  for (const auto& t : ts) {
+    if (t.numel()) flat.narrow(0, off, t.numel()).copy_(t.reshape({-1}));
+    off += t.numel();
+  }
+  return flat;
+}
+
+// What one MPI call of an op sees: host (MPI_I* with a request) or device
+// (MPIX_*_enqueue on a stream communicator; a request only for the
+// nonblocking sends and receives of a coalesced group).
+struct Ctx {
+  bool dev = false;
+  bool coalesced = false;
+  MPI_Comm comm = MPI_COMM_NULL;  // the group's, or its stream communicator
+  MPI_Comm p2p = MPI_COMM_NULL;   // device: the stream communicator of gather/scatter
+  MPI_Request* req = nullptr;     // host, or device sends/receives when coalesced
+};
+using Call = std::function<int(const Ctx&)>;
+
+template <typename T>
+std::shared_ptr<std::vector<T>> held(std::vector<T> v) {
+  return std::make_shared<std::vector<T>>(std::move(v));
 }
 
 // ---------------------------------------------------------------- the backend
@@ -146,10 +196,22 @@ class LoomBackend : public c10d::Backend {
   ~LoomBackend() override {
     int finalized = 1;
     MPI_Finalized(&finalized);
-    if (!finalized && comm_ != MPI_COMM_NULL) {
-      std::lock_guard<std::mutex> lock(Engine::get().mpi());
-      MPI_Comm_free(&comm_);
+    if (finalized) return;
+    if (dev_) {
+      // What is queued on the communication stream still uses the stream
+      // communicators: let it finish first.
+      try {
+        c10::impl::getDeviceGuardImpl(dev_->device.type())->synchronizeStream(*dev_->stream);
+      } catch (...) {
+      }
     }
+    std::lock_guard<std::mutex> lock(Engine::get().mpi());
+    if (dev_) {
+      MPI_Comm_free(&dev_->coll);
+      MPI_Comm_free(&dev_->p2p);
+      MPIX_Stream_free(&dev_->mpix);
+    }
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
   }
 
   const std::string getBackendName() const override { return "loom"; }
@@ -159,13 +221,21 @@ class LoomBackend : public c10d::Backend {
   // become a communicator made by the members alone (MPI_Comm_create_group),
   // so ranks outside every new group need not take part.
   bool supportsSplitting() const override { return true; }
+  bool supportsCoalescing() const override { return true; }
 
   c10::intrusive_ptr<Options> getBackendOptions() override { return options_; }
 
   c10::intrusive_ptr<c10d::Backend> split(const c10::intrusive_ptr<c10d::Store>&, const std::vector<int>& ranks,
                                           const c10::intrusive_ptr<Options>&) override {
     if (std::find(ranks.begin(), ranks.end(), rank_) == ranks.end()) return {};
-    return c10::make_intrusive<LoomBackend>(subComm(comm_, ranks), 0, 0, true);
+    auto b = c10::make_intrusive<LoomBackend>(subComm(comm_, ranks), 0, 0, true);
+    if (dev_) b->bind(dev_->device);  // collective over the new group's members
+    return b;
+  }
+
+  // init_process_group(device_id=...): bind the device now, on every rank.
+  void eagerConnectSingleDevice(at::Device device) override {
+    if (isAccelerator(device)) bind(device);
   }
 
   // A communicator of `ranks` (ranks of `parent`), called by those ranks only.
@@ -187,27 +257,103 @@ class LoomBackend : public c10d::Backend {
     return comm;
   }
 
+  // The group's device side (collective over the group: every rank calls it
+  // once, in the same order as the group's other collective calls).
+  void bind(const c10::Device& device) {
+    if (dev_) {
+      TORCH_CHECK(sameDevice(dev_->device, device), "loom: this group works on ", dev_->device,
+                  ", not ", device, ": one device per process and group");
+      return;
+    }
+    c10::Device d = device;
+    auto* impl = c10::impl::getDeviceGuardImpl(d.type());
+    if (!d.has_index()) d = impl->getDevice();
+    c10::DeviceGuard guard(d);
+    auto side = std::make_unique<DeviceSide>(d, impl->getStreamFromGlobalPool(d, /*isHighPriority=*/true));
+    void* handle = impl->getStreamNativeHandle(*side->stream);
+    std::lock_guard<std::mutex> lock(Engine::get().mpi());
+    MPI_Info info;
+    checkMpi(MPI_Info_create(&info), "MPI_Info_create");
+    MPI_Info_set(info, "type", "cudaStream_t");
+    MPIX_Info_set_hex(info, "value", &handle, static_cast<int>(sizeof handle));
+    int rc = MPIX_Stream_create(info, &side->mpix);
+    MPI_Info_free(&info);
+    TORCH_CHECK(rc == MPI_SUCCESS, mpiErrorText(rc, "MPIX_Stream_create"),
+                MPIX_Query_cuda_support() ? "" : " (this Loom has no device support: built without "
+                "CUDA, or no device visible; device tensors need a CUDA build of Loom)");
+    checkMpi(MPIX_Stream_comm_create(comm_, side->mpix, &side->coll), "MPIX_Stream_comm_create");
+    checkMpi(MPIX_Stream_comm_create(comm_, side->mpix, &side->p2p), "MPIX_Stream_comm_create");
+    MPI_Comm_set_errhandler(side->coll, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(side->p2p, MPI_ERRORS_RETURN);
+    dev_ = std::move(side);
+  }
+
+  // --- coalescing (dist._coalescing_manager, batch_isend_irecv)
+
+  void startCoalescing() override {
+    TORCH_CHECK(!coalescing_, "loom: startCoalescing while a coalesced group is open");
+    coalescing_ = true;
+    coal_.reset();
+    coalReqs_.clear();
+  }
+
+  WorkPtr endCoalescing() override {
+    TORCH_CHECK(coalescing_, "loom: endCoalescing without startCoalescing");
+    coalescing_ = false;
+    auto w = std::move(coal_);
+    coal_.reset();
+    if (!w) {  // nothing was queued: a Work that is already complete
+      w = newWork(OpType::COALESCED, {}, "coalesced group", c10::Device(c10::kCPU));
+      w->complete();
+      return w;
+    }
+    Engine& engine = Engine::get();
+    if (w->device()) {
+      DeviceSide& d = *dev_;
+      {
+        std::lock_guard<std::mutex> lock(engine.mpi());
+        if (!coalReqs_.empty()) {
+          int rc = MPIX_Waitall_enqueue(static_cast<int>(coalReqs_.size()), coalReqs_.data(),
+                                        MPI_STATUSES_IGNORE);
+          coalReqs_.clear();
+          TORCH_CHECK(rc == MPI_SUCCESS, mpiErrorText(rc, "MPIX_Waitall_enqueue"));
+        }
+      }
+      finishOnStream(w, d);
+      {
+        std::lock_guard<std::mutex> lock(engine.mpi());
+        engine.addPendingLocked(w);
+      }
+    } else {
+      std::lock_guard<std::mutex> lock(engine.mpi());
+      engine.addPendingLocked(w);
+    }
+    engine.kick();
+    return w;
+  }
+
   // --- reductions
 
   WorkPtr allreduce(std::vector<at::Tensor>& ts, const c10d::AllreduceOptions& opts) override {
     const at::Tensor& t = single(ts, "allreduce");
     MPI_Datatype type = reduceType(t.scalar_type());
     MPI_Op op = mpiOp(opts.reduceOp, t.scalar_type());
-    auto w = newWork(OpType::ALLREDUCE, ts, "MPI_Iallreduce");
+    auto w = newWork(OpType::ALLREDUCE, ts, "MPI_Iallreduce", t.device());
     at::Tensor buf = contig(t);
     if (opts.reduceOp.op_ == ReduceOp::PREMUL_SUM) buf = preMul(buf, opts.reduceOp);
     int n = toInt(buf.numel(), "element count");
     setEpilogue(*w, t, buf, opts.reduceOp);
-    MPI_Request req;
-    start(w, [&] { return MPI_Iallreduce(MPI_IN_PLACE, buf.data_ptr(), n, type, op, comm_, &req); },
-          req);
-    return w;
+    void* p = buf.data_ptr();
+    return launch(w, {[=](const Ctx& c) {
+      return c.dev ? MPIX_Allreduce_enqueue(MPI_IN_PLACE, p, n, type, op, c.comm)
+                   : MPI_Iallreduce(MPI_IN_PLACE, p, n, type, op, c.comm, c.req);
+    }});
   }
 
   WorkPtr allreduce_coalesced(std::vector<at::Tensor>& ts,
                               const c10d::AllreduceCoalescedOptions& opts) override {
-    auto w = newWork(OpType::ALLREDUCE_COALESCED, ts, "MPI_Iallreduce");
-    std::vector<std::function<int(MPI_Request*)>> calls;
+    auto w = newWork(OpType::ALLREDUCE_COALESCED, ts, "MPI_Iallreduce", placeOf({&ts}, "allreduce_coalesced"));
+    std::vector<Call> calls;
     std::vector<std::function<void()>> epis;
     for (auto& t : ts) {
       checkTensor(t, "allreduce_coalesced");
@@ -218,14 +364,13 @@ class LoomBackend : public c10d::Backend {
       w->keep.push_back(buf);
       epis.push_back(makeEpilogue(t, buf, opts.reduceOp));
       void* p = buf.data_ptr();
-      MPI_Comm c = comm_;
-      calls.push_back([=](MPI_Request* r) {
-        return MPI_Iallreduce(MPI_IN_PLACE, p, n, type, op, c, r);
+      calls.push_back([=](const Ctx& c) {
+        return c.dev ? MPIX_Allreduce_enqueue(MPI_IN_PLACE, p, n, type, op, c.comm)
+                     : MPI_Iallreduce(MPI_IN_PLACE, p, n, type, op, c.comm, c.req);
       });
     }
     w->epilogue = [epis] { for (auto& e : epis) if (e) e(); };
-    startMany(w, calls);
-    return w;
+    return launch(w, calls);
   }
 
   WorkPtr reduce(std::vector<at::Tensor>& ts, const c10d::ReduceOptions& opts) override {
@@ -233,18 +378,22 @@ class LoomBackend : public c10d::Backend {
     int root = checkRoot(opts.rootRank);
     MPI_Datatype type = reduceType(t.scalar_type());
     MPI_Op op = mpiOp(opts.reduceOp, t.scalar_type());
-    auto w = newWork(OpType::REDUCE, ts, "MPI_Ireduce");
+    auto w = newWork(OpType::REDUCE, ts, "MPI_Ireduce", t.device());
     at::Tensor buf = preMul(contig(t), opts.reduceOp);
     int n = toInt(buf.numel(), "element count");
-    MPI_Request req;
+    void* p = buf.data_ptr();
     if (rank_ == root) {
       setEpilogue(*w, t, buf, opts.reduceOp);
-      start(w, [&] { return MPI_Ireduce(MPI_IN_PLACE, buf.data_ptr(), n, type, op, root, comm_, &req); }, req);
-    } else {
-      w->keep.push_back(buf);
-      start(w, [&] { return MPI_Ireduce(buf.data_ptr(), nullptr, n, type, op, root, comm_, &req); }, req);
+      return launch(w, {[=](const Ctx& c) {
+        return c.dev ? MPIX_Reduce_enqueue(MPI_IN_PLACE, p, n, type, op, root, c.comm)
+                     : MPI_Ireduce(MPI_IN_PLACE, p, n, type, op, root, c.comm, c.req);
+      }});
     }
-    return w;
+    w->keep.push_back(buf);
+    return launch(w, {[=](const Ctx& c) {
+      return c.dev ? MPIX_Reduce_enqueue(p, nullptr, n, type, op, root, c.comm)
+                   : MPI_Ireduce(p, nullptr, n, type, op, root, c.comm, c.req);
+    }});
   }
 
   WorkPtr reduce_scatter(std::vector<at::Tensor>& outs, std::vector<std::vector<at::Tensor>>& ins,
@@ -253,43 +402,42 @@ class LoomBackend : public c10d::Backend {
     TORCH_CHECK(ins.size() == 1 && static_cast<int>(ins[0].size()) == size_,
                 "loom: reduce_scatter needs one input list of ", size_, " tensors");
     std::vector<int> counts(size_);
-    std::vector<at::Tensor> flat;
     for (int i = 0; i < size_; ++i) {
       checkTensor(ins[0][i], "reduce_scatter");
       TORCH_CHECK(ins[0][i].scalar_type() == out.scalar_type(), "loom: reduce_scatter dtype mismatch");
       counts[i] = toInt(ins[0][i].numel(), "element count");
-      flat.push_back(ins[0][i].reshape({-1}));
     }
     TORCH_CHECK(counts[rank_] == out.numel(), "loom: reduce_scatter output has ", out.numel(),
                 " elements, input ", rank_, " has ", counts[rank_]);
+    auto w = newWork(OpType::REDUCE_SCATTER, outs, "MPI_Ireduce_scatter", placeOf({&outs, &ins[0]}, "reduce_scatter"));
     MPI_Datatype type = reduceType(out.scalar_type());
     MPI_Op op = mpiOp(opts.reduceOp, out.scalar_type());
-    at::Tensor send = preMul(at::cat(flat), opts.reduceOp);
-    auto w = newWork(OpType::REDUCE_SCATTER, outs, "MPI_Ireduce_scatter");
+    at::Tensor send = preMul(catFlat(ins[0], out.options()), opts.reduceOp);
     at::Tensor buf = contig(out);
     setEpilogue(*w, out, buf, opts.reduceOp);
     w->keep.push_back(send);
-    MPI_Request req;
-    start(w, [&] {
-      return MPI_Ireduce_scatter(send.data_ptr(), buf.data_ptr(), counts.data(), type, op, comm_, &req);
-    }, req);
-    return w;
+    auto cs = held(std::move(counts));
+    w->holds.push_back(cs);
+    const void* s = send.data_ptr();
+    void* r = buf.data_ptr();
+    return launch(w, {[=](const Ctx& c) {
+      return c.dev ? MPIX_Reduce_scatter_enqueue(s, r, cs->data(), type, op, c.comm)
+                   : MPI_Ireduce_scatter(s, r, cs->data(), type, op, c.comm, c.req);
+    }});
   }
 
   WorkPtr _reduce_scatter_base(at::Tensor& out, at::Tensor& in,
                                const c10d::ReduceScatterOptions& opts) override {
-    auto w = newWork(OpType::_REDUCE_SCATTER_BASE, {out}, "MPI_Ireduce_scatter_block");
-    auto call = reduceScatterBlock(*w, out, in, opts.reduceOp);
-    MPI_Request req;
-    start(w, [&] { return call(&req); }, req);
-    return w;
+    auto w = newWork(OpType::_REDUCE_SCATTER_BASE, {out}, "MPI_Ireduce_scatter_block", out.device());
+    return launch(w, {reduceScatterBlock(*w, out, in, opts.reduceOp)});
   }
 
   WorkPtr reduce_scatter_tensor_coalesced(std::vector<at::Tensor>& outs, std::vector<at::Tensor>& ins,
                                           const c10d::ReduceScatterOptions& opts) override {
     TORCH_CHECK(outs.size() == ins.size(), "loom: reduce_scatter_tensor_coalesced needs as many outputs as inputs");
-    auto w = newWork(OpType::COALESCED, outs, "MPI_Ireduce_scatter_block");
-    std::vector<std::function<int(MPI_Request*)>> calls;
+    auto w = newWork(OpType::COALESCED, outs, "MPI_Ireduce_scatter_block",
+                     placeOf({&outs, &ins}, "reduce_scatter_tensor_coalesced"));
+    std::vector<Call> calls;
     std::vector<std::function<void()>> epis;
     for (size_t i = 0; i < outs.size(); ++i) {
       calls.push_back(reduceScatterBlock(*w, outs[i], ins[i], opts.reduceOp));
@@ -297,8 +445,7 @@ class LoomBackend : public c10d::Backend {
       w->epilogue = nullptr;
     }
     w->epilogue = [epis] { for (auto& e : epis) if (e) e(); };
-    startMany(w, calls);
-    return w;
+    return launch(w, calls);
   }
 
   // --- data movement (MPI_BYTE)
@@ -306,13 +453,15 @@ class LoomBackend : public c10d::Backend {
   WorkPtr broadcast(std::vector<at::Tensor>& ts, const c10d::BroadcastOptions& opts) override {
     const at::Tensor& t = single(ts, "broadcast");
     int root = checkRoot(opts.rootRank);
-    auto w = newWork(OpType::BROADCAST, ts, "MPI_Ibcast");
+    auto w = newWork(OpType::BROADCAST, ts, "MPI_Ibcast", t.device());
     at::Tensor buf = contig(t);
     int n = bytesOf(buf);
     copyBackEpilogue(*w, t, buf);
-    MPI_Request req;
-    start(w, [&] { return MPI_Ibcast(buf.data_ptr(), n, MPI_BYTE, root, comm_, &req); }, req);
-    return w;
+    void* p = buf.data_ptr();
+    return launch(w, {[=](const Ctx& c) {
+      return c.dev ? MPIX_Bcast_enqueue(p, n, MPI_BYTE, root, c.comm)
+                   : MPI_Ibcast(p, n, MPI_BYTE, root, c.comm, c.req);
+    }});
   }
 
   WorkPtr allgather(std::vector<std::vector<at::Tensor>>& outs, std::vector<at::Tensor>& ins,
@@ -331,33 +480,34 @@ class LoomBackend : public c10d::Backend {
     }
     TORCH_CHECK(counts[rank_] == static_cast<int64_t>(in.nbytes()), "loom: allgather output ", rank_,
                 " has ", counts[rank_], " bytes, the input ", in.nbytes());
-    auto w = newWork(OpType::ALLGATHER, outs[0], "MPI_Iallgatherv");
+    auto w = newWork(OpType::ALLGATHER, outs[0], "MPI_Iallgatherv", placeOf({&ins, &outs[0]}, "allgather"));
     at::Tensor send = contig(in);
     at::Tensor flat = at::empty({total}, in.options().dtype(at::kByte));
     w->keep = {send, flat};
     std::vector<at::Tensor> dst = outs[0];
     w->epilogue = [dst, flat, counts, displs] { unflatten(flat, dst, counts, displs); };
-    MPI_Request req;
-    start(w, [&] {
-      return MPI_Iallgatherv(send.data_ptr(), counts[rank_], MPI_BYTE, flat.data_ptr(), counts.data(),
-                             displs.data(), MPI_BYTE, comm_, &req);
-    }, req);
-    return w;
+    auto cs = held(counts), ds = held(displs);
+    w->holds = {cs, ds};
+    const void* s = send.data_ptr();
+    void* r = flat.data_ptr();
+    int mine = counts[rank_];
+    return launch(w, {[=](const Ctx& c) {
+      return c.dev ? MPIX_Allgatherv_enqueue(s, mine, MPI_BYTE, r, cs->data(), ds->data(), MPI_BYTE, c.comm)
+                   : MPI_Iallgatherv(s, mine, MPI_BYTE, r, cs->data(), ds->data(), MPI_BYTE, c.comm, c.req);
+    }});
   }
 
   WorkPtr _allgather_base(at::Tensor& out, at::Tensor& in, const c10d::AllgatherOptions&) override {
-    auto w = newWork(OpType::_ALLGATHER_BASE, {out}, "MPI_Iallgather");
-    auto call = allgatherBase(*w, out, in);
-    MPI_Request req;
-    start(w, [&] { return call(&req); }, req);
-    return w;
+    auto w = newWork(OpType::_ALLGATHER_BASE, {out}, "MPI_Iallgather", out.device());
+    return launch(w, {allgatherBase(*w, out, in)});
   }
 
   WorkPtr allgather_into_tensor_coalesced(std::vector<at::Tensor>& outs, std::vector<at::Tensor>& ins,
                                           const c10d::AllgatherOptions&) override {
     TORCH_CHECK(outs.size() == ins.size(), "loom: allgather_into_tensor_coalesced needs as many outputs as inputs");
-    auto w = newWork(OpType::COALESCED, outs, "MPI_Iallgather");
-    std::vector<std::function<int(MPI_Request*)>> calls;
+    auto w = newWork(OpType::COALESCED, outs, "MPI_Iallgather",
+                     placeOf({&outs, &ins}, "allgather_into_tensor_coalesced"));
+    std::vector<Call> calls;
     std::vector<std::function<void()>> epis;
     for (size_t i = 0; i < outs.size(); ++i) {
       calls.push_back(allgatherBase(*w, outs[i], ins[i]));
@@ -365,23 +515,28 @@ class LoomBackend : public c10d::Backend {
       w->epilogue = nullptr;
     }
     w->epilogue = [epis] { for (auto& e : epis) if (e) e(); };
-    startMany(w, calls);
-    return w;
+    return launch(w, calls);
   }
 
+  // gather and scatter: one MPI call on host tensors; on device tensors the
+  // root's messages (Isend/Irecv_enqueue, then one Waitall_enqueue) on the
+  // group's second stream communicator, the root's own block a device copy.
   WorkPtr gather(std::vector<std::vector<at::Tensor>>& outs, std::vector<at::Tensor>& ins,
                  const c10d::GatherOptions& opts) override {
     const at::Tensor& in = single(ins, "gather");
     int root = checkRoot(opts.rootRank);
     at::Tensor send = contig(in);
     int n = bytesOf(send);
-    MPI_Request req;
+    const void* s = send.data_ptr();
+    const int me = rank_, size = size_;
     if (rank_ != root) {
       TORCH_CHECK(outs.empty() || outs[0].empty(), "loom: gather output list given on a non-root rank");
-      auto w = newWork(OpType::GATHER, {}, "MPI_Igather");
+      auto w = newWork(OpType::GATHER, {}, "MPI_Igather", in.device());
       w->keep = {send};
-      start(w, [&] { return MPI_Igather(send.data_ptr(), n, MPI_BYTE, nullptr, 0, MPI_BYTE, root, comm_, &req); }, req);
-      return w;
+      return launch(w, {[=](const Ctx& c) {
+        return c.dev ? MPIX_Send_enqueue(s, n, MPI_BYTE, root, 0, c.p2p)
+                     : MPI_Igather(s, n, MPI_BYTE, nullptr, 0, MPI_BYTE, root, c.comm, c.req);
+      }});
     }
     TORCH_CHECK(outs.size() == 1 && static_cast<int>(outs[0].size()) == size_,
                 "loom: gather needs one output list of ", size_, " tensors on the root");
@@ -392,15 +547,28 @@ class LoomBackend : public c10d::Backend {
                   "loom: gather outputs must match the input's dtype and size");
       displs[i] = toInt(static_cast<int64_t>(i) * n, "byte displacement");
     }
-    auto w = newWork(OpType::GATHER, outs[0], "MPI_Igather");
+    auto w = newWork(OpType::GATHER, outs[0], "MPI_Igather", placeOf({&ins, &outs[0]}, "gather"));
     at::Tensor flat = at::empty({static_cast<int64_t>(n) * size_}, in.options().dtype(at::kByte));
     w->keep = {send, flat};
     std::vector<at::Tensor> dst = outs[0];
     w->epilogue = [dst, flat, counts, displs] { unflatten(flat, dst, counts, displs); };
-    start(w, [&] {
-      return MPI_Igather(send.data_ptr(), n, MPI_BYTE, flat.data_ptr(), n, MPI_BYTE, root, comm_, &req);
-    }, req);
-    return w;
+    char* r = static_cast<char*>(flat.data_ptr());
+    if (!isAccelerator(in.device())) {
+      return launch(w, {[=](const Ctx& c) {
+        return MPI_Igather(s, n, MPI_BYTE, r, n, MPI_BYTE, root, c.comm, c.req);
+      }});
+    }
+    if (n) flat.narrow(0, static_cast<int64_t>(root) * n, n).copy_(send.reshape({-1}).view(at::kByte));
+    auto reqs = std::make_shared<std::vector<MPI_Request>>(size_, MPI_REQUEST_NULL);
+    w->holds.push_back(reqs);
+    return launch(w, {[=](const Ctx& c) {
+      for (int i = 0; i < size; ++i) {
+        if (i == me) continue;
+        int rc = MPIX_Irecv_enqueue(r + static_cast<int64_t>(i) * n, n, MPI_BYTE, i, 0, c.p2p, &(*reqs)[i]);
+        if (rc != MPI_SUCCESS) return rc;
+      }
+      return MPIX_Waitall_enqueue(size, reqs->data(), MPI_STATUSES_IGNORE);
+    }});
   }
 
   WorkPtr scatter(std::vector<at::Tensor>& outs, std::vector<std::vector<at::Tensor>>& ins,
@@ -408,31 +576,48 @@ class LoomBackend : public c10d::Backend {
     const at::Tensor& out = single(outs, "scatter");
     int root = checkRoot(opts.rootRank);
     int n = bytesOf(out);
-    auto w = newWork(OpType::SCATTER, outs, "MPI_Iscatter");
+    auto w = newWork(OpType::SCATTER, outs, "MPI_Iscatter",
+                     placeOf({&outs, ins.empty() ? &outs : &ins[0]}, "scatter"));
     at::Tensor buf = contig(out);
     copyBackEpilogue(*w, out, buf);
     at::Tensor send;
     if (rank_ == root) {
       TORCH_CHECK(ins.size() == 1 && static_cast<int>(ins[0].size()) == size_,
                   "loom: scatter needs one input list of ", size_, " tensors on the root");
-      std::vector<at::Tensor> flat;
       for (auto& t : ins[0]) {
         checkTensor(t, "scatter");
         TORCH_CHECK(bytesOf(t) == n && t.scalar_type() == out.scalar_type(),
                     "loom: scatter inputs must match the output's dtype and size");
-        flat.push_back(t.reshape({-1}));
       }
-      send = at::cat(flat);
+      send = catFlat(ins[0], out.options());
       w->keep.push_back(send);
     } else {
       TORCH_CHECK(ins.empty() || ins[0].empty(), "loom: scatter input list given on a non-root rank");
     }
-    MPI_Request req;
-    start(w, [&] {
-      return MPI_Iscatter(send.defined() ? send.data_ptr() : nullptr, n, MPI_BYTE, buf.data_ptr(), n,
-                          MPI_BYTE, root, comm_, &req);
-    }, req);
-    return w;
+    const char* s = send.defined() ? static_cast<const char*>(send.data_ptr()) : nullptr;
+    void* r = buf.data_ptr();
+    const int me = rank_, size = size_;
+    if (!isAccelerator(out.device())) {
+      return launch(w, {[=](const Ctx& c) {
+        return MPI_Iscatter(s, n, MPI_BYTE, r, n, MPI_BYTE, root, c.comm, c.req);
+      }});
+    }
+    if (rank_ != root) {
+      return launch(w, {[=](const Ctx& c) {
+        return MPIX_Recv_enqueue(r, n, MPI_BYTE, root, 0, c.p2p, MPI_STATUS_IGNORE);
+      }});
+    }
+    if (n) buf.reshape({-1}).view(at::kByte).copy_(send.view(at::kByte).narrow(0, static_cast<int64_t>(root) * n, n));
+    auto reqs = std::make_shared<std::vector<MPI_Request>>(size_, MPI_REQUEST_NULL);
+    w->holds.push_back(reqs);
+    return launch(w, {[=](const Ctx& c) {
+      for (int i = 0; i < size; ++i) {
+        if (i == me) continue;
+        int rc = MPIX_Isend_enqueue(s + static_cast<int64_t>(i) * n, n, MPI_BYTE, i, 0, c.p2p, &(*reqs)[i]);
+        if (rc != MPI_SUCCESS) return rc;
+      }
+      return MPIX_Waitall_enqueue(size, reqs->data(), MPI_STATUSES_IGNORE);
+    }});
   }
 
   WorkPtr alltoall_base(at::Tensor& out, at::Tensor& in, std::vector<int64_t>& outSplits,
@@ -443,17 +628,22 @@ class LoomBackend : public c10d::Backend {
     std::vector<int> sc, sd, rc, rd;
     splitBytes(in, inSplits, sc, sd, "input");
     splitBytes(out, outSplits, rc, rd, "output");
-    auto w = newWork(OpType::ALLTOALL_BASE, {out}, "MPI_Ialltoallv");
+    std::vector<at::Tensor> both{out, in};
+    auto w = newWork(OpType::ALLTOALL_BASE, {out}, "MPI_Ialltoallv", placeOf({&both}, "all_to_all_single"));
     at::Tensor send = contig(in);
     at::Tensor buf = (out.is_contiguous() && !overlaps(out, send)) ? out : at::empty_like(out, at::MemoryFormat::Contiguous);
     copyBackEpilogue(*w, out, buf);
     w->keep.push_back(send);
-    MPI_Request req;
-    start(w, [&] {
-      return MPI_Ialltoallv(send.data_ptr(), sc.data(), sd.data(), MPI_BYTE, buf.data_ptr(), rc.data(),
-                            rd.data(), MPI_BYTE, comm_, &req);
-    }, req);
-    return w;
+    auto psc = held(std::move(sc)), psd = held(std::move(sd)), prc = held(std::move(rc)), prd = held(std::move(rd));
+    w->holds = {psc, psd, prc, prd};
+    const void* s = send.data_ptr();
+    void* r = buf.data_ptr();
+    return launch(w, {[=](const Ctx& c) {
+      return c.dev ? MPIX_Alltoallv_enqueue(s, psc->data(), psd->data(), MPI_BYTE, r, prc->data(), prd->data(),
+                                            MPI_BYTE, c.comm)
+                   : MPI_Ialltoallv(s, psc->data(), psd->data(), MPI_BYTE, r, prc->data(), prd->data(),
+                                    MPI_BYTE, c.comm, c.req);
+    }});
   }
 
   WorkPtr alltoall(std::vector<at::Tensor>& outs, std::vector<at::Tensor>& ins,
@@ -474,38 +664,46 @@ class LoomBackend : public c10d::Backend {
       rtot += rc[i];
       flatIn.push_back(contig(ins[i]).reshape({-1}).view(at::kByte));
     }
-    auto w = newWork(OpType::ALLTOALL, outs, "MPI_Ialltoallv");
-    at::Tensor send = flatIn.empty() ? at::empty({0}, at::kByte) : at::cat(flatIn);
+    const c10::Device dev = placeOf({&outs, &ins}, "alltoall");
+    auto w = newWork(OpType::ALLTOALL, outs, "MPI_Ialltoallv", dev);
+    at::Tensor send = catFlat(flatIn, at::TensorOptions().dtype(at::kByte).device(dev));
     at::Tensor flat = at::empty({rtot}, send.options());
     w->keep = {send, flat};
     std::vector<at::Tensor> dst = outs;
     w->epilogue = [dst, flat, rc, rd] { unflatten(flat, dst, rc, rd); };
-    MPI_Request req;
-    start(w, [&] {
-      return MPI_Ialltoallv(send.data_ptr(), sc.data(), sd.data(), MPI_BYTE, flat.data_ptr(), rc.data(),
-                            rd.data(), MPI_BYTE, comm_, &req);
-    }, req);
-    return w;
+    auto psc = held(std::move(sc)), psd = held(std::move(sd)), prc = held(std::move(rc)), prd = held(std::move(rd));
+    w->holds = {psc, psd, prc, prd};
+    const void* s = send.data_ptr();
+    void* r = flat.data_ptr();
+    return launch(w, {[=](const Ctx& c) {
+      return c.dev ? MPIX_Alltoallv_enqueue(s, psc->data(), psd->data(), MPI_BYTE, r, prc->data(), prd->data(),
+                                            MPI_BYTE, c.comm)
+                   : MPI_Ialltoallv(s, psc->data(), psd->data(), MPI_BYTE, r, prc->data(), prd->data(),
+                                    MPI_BYTE, c.comm, c.req);
+    }});
   }
 
+  // The host waits in a barrier, on any group (NCCL's barrier also blocks
+  // the host): MPI_Ibarrier on the group's communicator.
   WorkPtr barrier(const c10d::BarrierOptions&) override {
-    auto w = newWork(OpType::BARRIER, {}, "MPI_Ibarrier");
-    MPI_Request req;
-    start(w, [&] { return MPI_Ibarrier(comm_, &req); }, req);
-    return w;
+    auto w = newWork(OpType::BARRIER, {}, "MPI_Ibarrier", c10::Device(c10::kCPU));
+    return launch(w, {[](const Ctx& c) { return MPI_Ibarrier(c.comm, c.req); }});
   }
 
   // --- point to point
 
   WorkPtr send(std::vector<at::Tensor>& ts, int dst, int tag) override {
     const at::Tensor& t = single(ts, "send");
-    auto w = newWork(OpType::SEND, ts, "MPI_Isend");
+    auto w = newWork(OpType::SEND, ts, "MPI_Isend", t.device());
     at::Tensor buf = contig(t);
     int n = bytesOf(buf);
     w->keep.push_back(buf);
-    MPI_Request req;
-    start(w, [&] { return MPI_Isend(buf.data_ptr(), n, MPI_BYTE, dst, tag, comm_, &req); }, req);
-    return w;
+    const void* p = buf.data_ptr();
+    return launch(w, {[=](const Ctx& c) {
+      if (!c.dev) return MPI_Isend(p, n, MPI_BYTE, dst, tag, c.comm, c.req);
+      return c.coalesced ? MPIX_Isend_enqueue(p, n, MPI_BYTE, dst, tag, c.comm, c.req)
+                         : MPIX_Send_enqueue(p, n, MPI_BYTE, dst, tag, c.comm);
+    }});
   }
 
   WorkPtr recv(std::vector<at::Tensor>& ts, int src, int tag) override {
@@ -517,8 +715,25 @@ class LoomBackend : public c10d::Backend {
   }
 
  private:
-  c10::intrusive_ptr<LoomWork> newWork(OpType type, std::vector<at::Tensor> outputs, const char* what) {
-    auto w = c10::make_intrusive<LoomWork>(rank_, type, std::move(outputs));
+  // The group's device side (see the file comment).
+  struct DeviceSide {
+    DeviceSide(c10::Device d, c10::Stream s) : device(d), stream(s) {}
+    c10::Device device;
+    std::optional<c10::Stream> stream;  // the communication stream
+    MPIX_Stream mpix = MPIX_STREAM_NULL;
+    MPI_Comm coll = MPI_COMM_NULL;  // collectives, the user's send/recv
+    MPI_Comm p2p = MPI_COMM_NULL;   // gather and scatter's messages
+  };
+
+  static bool sameDevice(const c10::Device& a, const c10::Device& b) {
+    return a.type() == b.type() && (!a.has_index() || !b.has_index() || a.index() == b.index());
+  }
+
+  c10::intrusive_ptr<LoomWork> newWork(OpType type, std::vector<at::Tensor> outputs, const char* what,
+                                       const c10::Device& dev) {
+    std::optional<c10::Device> d;
+    if (isAccelerator(dev)) d = dev;
+    auto w = c10::make_intrusive<LoomWork>(rank_, type, std::move(outputs), d);
     w->what = what;
     return w;
   }
@@ -528,34 +743,33 @@ class LoomBackend : public c10d::Backend {
     return static_cast<int>(root);
   }
 
-  // Starts one MPI call under the MPI mutex and hands the Work to the engine.
-  template <typename Call>
-  void start(const c10::intrusive_ptr<LoomWork>& w, Call&& call, MPI_Request& req) {
-    Engine& engine = Engine::get();
-    {
-      std::lock_guard<std::mutex> lock(engine.mpi());
-      int rc = call();
-      if (rc != MPI_SUCCESS) {
-        w->epilogue = nullptr;
-        TORCH_CHECK(false, mpiErrorText(rc, w->what));
+  // Starts an op's MPI calls and hands its Work to the engine (or to the
+  // open coalesced group). Host: the MPI_I* calls under the MPI mutex.
+  // Device: see deviceLaunch.
+  WorkPtr launch(const c10::intrusive_ptr<LoomWork>& w, const std::vector<Call>& calls) {
+    if (coalescing_) {
+      if (!coal_) {
+        coal_ = newWork(OpType::COALESCED, {}, "coalesced group",
+                        w->device() ? *w->device() : c10::Device(c10::kCPU));
       }
-      w->reqs.push_back(req);
-      engine.addPendingLocked(w);
+      TORCH_CHECK(w->device().has_value() == coal_->device().has_value(),
+                  "loom: a coalesced group mixes CPU and device tensors");
     }
-    engine.kick();
-  }
-
-  void startMany(const c10::intrusive_ptr<LoomWork>& w,
-                 const std::vector<std::function<int(MPI_Request*)>>& calls) {
+    if (w->device()) return deviceLaunch(w, calls);
     Engine& engine = Engine::get();
+    LoomWork* into = coalescing_ ? coal_.get() : w.get();
     {
       std::lock_guard<std::mutex> lock(engine.mpi());
-      w->reqs.resize(calls.size(), MPI_REQUEST_NULL);
+      const size_t first = into->reqs.size();
+      into->reqs.resize(first + calls.size(), MPI_REQUEST_NULL);
       for (size_t i = 0; i < calls.size(); ++i) {
-        int rc = calls[i](&w->reqs[i]);
+        Ctx c;
+        c.comm = comm_;
+        c.req = &into->reqs[first + i];
+        int rc = calls[i](c);
         // Requests already started stay with the engine; the Work reports the error.
         if (rc != MPI_SUCCESS) {
-          w->reqs.resize(i);
+          into->reqs.resize(first + i);
           if (i == 0) {
             w->epilogue = nullptr;
             TORCH_CHECK(false, mpiErrorText(rc, w->what));
@@ -564,9 +778,100 @@ class LoomBackend : public c10d::Backend {
           break;
         }
       }
+      if (!coalescing_) engine.addPendingLocked(w);
+    }
+    if (coalescing_) {
+      absorb(*coal_, *w);
+      return coal_;
+    }
+    engine.kick();
+    return w;
+  }
+
+  // Moves an op's buffers and epilogue into the open coalesced group.
+  static void absorb(LoomWork& group, LoomWork& w) {
+    group.keep.insert(group.keep.end(), w.keep.begin(), w.keep.end());
+    group.holds.insert(group.holds.end(), w.holds.begin(), w.holds.end());
+    w.keep.clear();
+    w.holds.clear();
+    if (w.epilogue) {
+      auto before = std::move(group.epilogue);
+      auto mine = std::move(w.epilogue);
+      group.epilogue = [before, mine] {
+        if (before) before();
+        mine();
+      };
+      w.epilogue = nullptr;
+    }
+  }
+
+  // The group's device side, bound on first use (see the file comment).
+  DeviceSide& deviceFor(const c10::Device& d) {
+    if (!dev_) bind(d);
+    TORCH_CHECK(sameDevice(dev_->device, d), "loom: this group works on ", dev_->device, "; got a tensor on ",
+                d, ": one device per process and group");
+    return *dev_;
+  }
+
+  // Device ops: the prologue already ran on the current stream; order the
+  // communication stream after it, queue the calls and the epilogue there,
+  // then the end event (unless a coalesced group is open: endCoalescing
+  // queues that).
+  WorkPtr deviceLaunch(const c10::intrusive_ptr<LoomWork>& w, const std::vector<Call>& calls) {
+    const c10::Device dev = *w->device();
+    DeviceSide& d = deviceFor(dev);
+    auto* impl = c10::impl::getDeviceGuardImpl(dev.type());
+    c10::DeviceGuard deviceGuard(d.device);
+    const c10::Stream current = impl->getStream(d.device);
+    TORCH_CHECK(!impl->isStreamCapturing(current), "loom: ", w->what,
+                " was called while CUDA graph capture records the current stream: Loom's stream-ordered "
+                "operations cannot be captured yet; run the collective outside the captured region");
+    c10::Event ready(dev.type());
+    ready.record(current);
+    ready.block(*d.stream);
+    Engine& engine = Engine::get();
+    {
+      std::lock_guard<std::mutex> lock(engine.mpi());
+      for (const Call& call : calls) {
+        Ctx c;
+        c.dev = true;
+        c.coalesced = coalescing_;
+        c.comm = d.coll;
+        c.p2p = d.p2p;
+        MPI_Request req = MPI_REQUEST_NULL;
+        c.req = &req;
+        int rc = call(c);
+        // What was queued before a failure stays queued (the stream runs it);
+        // the op itself raises.
+        TORCH_CHECK(rc == MPI_SUCCESS, mpiErrorText(rc, w->what));
+        if (req != MPI_REQUEST_NULL) coalReqs_.push_back(req);
+      }
+    }
+    {
+      c10::StreamGuard onComm(*d.stream);
+      if (w->epilogue) w->epilogue();
+    }
+    // The epilogue's tensors are in keep or the Work's outputs already.
+    w->epilogue = nullptr;
+    if (coalescing_) {
+      absorb(*coal_, *w);
+      // An op inside a coalesced group runs in the group's Work.
+      return coal_;
+    }
+    finishOnStream(w, d);
+    {
+      std::lock_guard<std::mutex> lock(engine.mpi());
       engine.addPendingLocked(w);
     }
     engine.kick();
+    return w;
+  }
+
+  // The end event of a device Work, after everything queued for it.
+  static void finishOnStream(const c10::intrusive_ptr<LoomWork>& w, DeviceSide& d) {
+    w->stream = d.stream;
+    w->end = std::make_unique<c10::Event>(d.device.type());
+    w->end->record(*d.stream);
   }
 
   // After a reduction into `buf`: AVG's divide, then the copy back into the
@@ -604,9 +909,11 @@ class LoomBackend : public c10d::Backend {
     }
   }
 
-  std::function<int(MPI_Request*)> allgatherBase(LoomWork& w, at::Tensor& out, at::Tensor& in) {
+  Call allgatherBase(LoomWork& w, at::Tensor& out, at::Tensor& in) {
     checkTensor(out, "all_gather_into_tensor");
     checkTensor(in, "all_gather_into_tensor");
+    TORCH_CHECK(out.device() == in.device(), "loom: all_gather_into_tensor got tensors on ", out.device(),
+                " and ", in.device());
     TORCH_CHECK(out.scalar_type() == in.scalar_type(), "loom: all_gather_into_tensor dtype mismatch");
     TORCH_CHECK(out.numel() == in.numel() * size_, "loom: all_gather_into_tensor output has ",
                 out.numel(), " elements, expected ", size_, " x ", in.numel());
@@ -615,7 +922,6 @@ class LoomBackend : public c10d::Backend {
     copyBackEpilogue(w, out, buf);
     at::Tensor send = contig(in);
     w.keep.push_back(send);
-    MPI_Comm c = comm_;
     void* r = buf.data_ptr();
     // FSDP2 gathers in place: its input is this rank's block of the output.
     const void* s = static_cast<char*>(r) + static_cast<int64_t>(n) * rank_ == send.data_ptr()
@@ -625,13 +931,17 @@ class LoomBackend : public c10d::Backend {
       w.keep.push_back(send);
       s = send.data_ptr();
     }
-    return [=](MPI_Request* req) { return MPI_Iallgather(s, n, MPI_BYTE, r, n, MPI_BYTE, c, req); };
+    return [=](const Ctx& c) {
+      return c.dev ? MPIX_Allgather_enqueue(s, n, MPI_BYTE, r, n, MPI_BYTE, c.comm)
+                   : MPI_Iallgather(s, n, MPI_BYTE, r, n, MPI_BYTE, c.comm, c.req);
+    };
   }
 
-  std::function<int(MPI_Request*)> reduceScatterBlock(LoomWork& w, at::Tensor& out, at::Tensor& in,
-                                                      const ReduceOp& rop) {
+  Call reduceScatterBlock(LoomWork& w, at::Tensor& out, at::Tensor& in, const ReduceOp& rop) {
     checkTensor(out, "reduce_scatter_tensor");
     checkTensor(in, "reduce_scatter_tensor");
+    TORCH_CHECK(out.device() == in.device(), "loom: reduce_scatter_tensor got tensors on ", out.device(),
+                " and ", in.device());
     TORCH_CHECK(out.scalar_type() == in.scalar_type(), "loom: reduce_scatter_tensor dtype mismatch");
     TORCH_CHECK(in.numel() == out.numel() * size_, "loom: reduce_scatter_tensor input has ", in.numel(),
                 " elements, expected ", size_, " x ", out.numel());
@@ -643,10 +953,12 @@ class LoomBackend : public c10d::Backend {
     w.keep.push_back(send);
     w.keep.push_back(buf);
     w.epilogue = makeEpilogue(out, buf, rop);
-    MPI_Comm c = comm_;
     const void* s = send.data_ptr();
     void* r = buf.data_ptr();
-    return [=](MPI_Request* req) { return MPI_Ireduce_scatter_block(s, r, n, type, op, c, req); };
+    return [=](const Ctx& c) {
+      return c.dev ? MPIX_Reduce_scatter_block_enqueue(s, r, n, type, op, c.comm)
+                   : MPI_Ireduce_scatter_block(s, r, n, type, op, c.comm, c.req);
+    };
   }
 
   // all_to_all_single's splits (rows of dim 0) as byte counts and displacements.
@@ -677,16 +989,28 @@ class LoomBackend : public c10d::Backend {
 
   WorkPtr recvFrom(std::vector<at::Tensor>& ts, int src, int tag, OpType type) {
     const at::Tensor& t = single(ts, "recv");
-    auto w = newWork(type, ts, "MPI_Irecv");
+    auto w = newWork(type, ts, "MPI_Irecv", t.device());
     at::Tensor buf = contig(t);
     int n = bytesOf(buf);
     copyBackEpilogue(*w, t, buf);
-    MPI_Request req;
-    start(w, [&] { return MPI_Irecv(buf.data_ptr(), n, MPI_BYTE, src, tag, comm_, &req); }, req);
-    return w;
+    void* p = buf.data_ptr();
+    if (w->device() && src == MPI_ANY_SOURCE) {
+      TORCH_CHECK(!coalescing_, "loom: a receive from any source cannot be part of a coalesced group");
+      w->anySource = true;
+    }
+    MPI_Status* st = &w->devStatus;
+    return launch(w, {[=](const Ctx& c) {
+      if (!c.dev) return MPI_Irecv(p, n, MPI_BYTE, src, tag, c.comm, c.req);
+      return c.coalesced ? MPIX_Irecv_enqueue(p, n, MPI_BYTE, src, tag, c.comm, c.req)
+                         : MPIX_Recv_enqueue(p, n, MPI_BYTE, src, tag, c.comm, st);
+    }});
   }
 
   MPI_Comm comm_;
+  std::unique_ptr<DeviceSide> dev_;
+  bool coalescing_ = false;
+  c10::intrusive_ptr<LoomWork> coal_;     // the open coalesced group's Work
+  std::vector<MPI_Request> coalReqs_;     // its device sends and receives
   c10::intrusive_ptr<Options> options_ = c10::make_intrusive<Options>("loom");
 };
 
