@@ -7,11 +7,12 @@
 // Each goes through the collective's shared entry helper (coll_entry.h),
 // so the checks, their order and error classes are the blocking call's,
 // with this function's name in the messages: on a host stream in blocking
-// mode (the call runs now), on a GPU stream in persistent mode on the host
-// twins of the calling rank's device buffers (the request is then queued
-// on the stream: stream_enqueue.cc).
+// mode (the call runs now), on a GPU stream in persistent mode on the
+// calling rank's device buffers (the request is then queued on the stream:
+// stream_enqueue.cc; its activations run the device algorithms where the
+// rules pick one), or with LOOM_STREAM_TWINS=1 on host twins of them.
 //
-// Staging: every buffer this rank's part of the call reads is copied to
+// Staging (LOOM_STREAM_TWINS=1): every buffer this rank's part of the call reads is copied to
 // its twin on the stream first; every buffer it writes is copied back
 // after the operation. An output the call writes whole (a contiguous type,
 // no gaps between blocks) is not copied in; others are, so the bytes the
@@ -51,9 +52,18 @@ int collective(MPI_Comm comm, const char* fn, const std::function<void(Comm*, St
   Comm* c = nullptr;
   StreamObj* s = nullptr;
   if (int rc = st::front(comm, fn, &c, &s)) return rc;
-  if (!s->gpu)
-    return call(CollMode::kBlocking, nullptr, [](const void* p) { return const_cast<void*>(p); });
+  const Tr same = [](const void* p) { return const_cast<void*>(p); };
+  if (!s->gpu) return call(CollMode::kBlocking, nullptr, same);
   Staging staging;
+  if (!st::onTwins()) {
+    // On the device buffers: the persistent request's activation runs the
+    // device algorithms (or stages inside the call where none takes them).
+    MPI_Request inner = MPI_REQUEST_NULL;
+    int rc = call(CollMode::kPersistent, &inner, same);
+    if (rc != MPI_SUCCESS) return rc;
+    Status s2 = st::enqueue(s, c, OpKind::kBlocking, staging, inner, nullptr, fn, nullptr);
+    return s2.isOk() ? MPI_SUCCESS : raise(c, s2, fn);
+  }
   stage(c, staging);
   Status s2 = staging.commit();
   if (!s2.isOk()) return raise(c, s2, fn);

@@ -52,10 +52,16 @@
 #include "core/comm.h"
 #include "core/device_stage.h"
 #include "core/log.h"
+#include "core/params.h"
 #include "core/progress.h"
 #include "core/progress_async.h"
 
 namespace loom::api::stream {
+
+bool onTwins() {
+  static const bool twins = params::getBool("LOOM_STREAM_TWINS");
+  return twins;
+}
 
 // ---- staging ----------------------------------------------------------------
 
@@ -158,6 +164,15 @@ void opQueued() {
 }
 void opGone() {
   if (--gQueued == 0) progress::asyncBusy(-1);
+}
+
+// Device frees wait while any stream stands at a shut gate (device.h,
+// holdFrees): the device algorithms' scratch and staging may be freed from
+// progress, and cudaFree would wait for the gate.
+void updateHold() {
+  bool shut = false;
+  for (StreamObj* s : gGpu) shut = shut || s->gateOpened != s->gateNext;
+  device::holdFrees(shut);
 }
 
 // Frees what had to wait for every gate to be open (see the file comment).
@@ -291,6 +306,7 @@ int poll(void*) {
   gPolling = true;
   int events = 0;
   for (size_t i = 0; i < gGpu.size(); ++i) events += advance(gGpu[i]);
+  updateHold();
   if (!gGraveTwins.empty() || !gGraveGates.empty()) flushGrave();
   gPolling = false;
   return events;
@@ -336,6 +352,7 @@ int finalizeDrain(MPI_Comm, int, void*, void*) {
 // Queues the copies back of `backs` and the retire mark after gate `g`.
 Status queueGate(StreamObj* s, Op* op, const std::vector<CopyBack>& backs) {
   op->gate = ++s->gateNext;
+  device::holdFrees(true);
   LOOM_TRY(device::streamWaitGate(s->dev, s->gate, op->gate));
   for (const CopyBack& b : backs) LOOM_TRY(device::copyAsync(b.dev, b.host, b.bytes, s->dev));
   return device::fenceRecord(s->dev, &op->retire);
@@ -498,6 +515,7 @@ void streamRemoved(StreamObj* s) {
   // once no other stream is stopped at a gate.
   gGraveGates.push_back(s->gate);
   s->gate = device::Gate{};
+  updateHold();
   flushGrave();
   if (gGpu.empty()) progress::remove(poll, nullptr);
 }

@@ -6,9 +6,11 @@
 // (MPI_ERR_COMM otherwise), then the arguments as the blocking call does,
 // naming itself in the message. On a host stream it then is that call
 // (MPI_Send, MPI_Isend, ...). On a GPU stream it builds the persistent
-// request (MPI_Send_init, MPI_Recv_init) on host twins of device buffers
-// and queues it (stream_enqueue.cc). A receive's twin is filled from the
-// device first: a shorter message leaves the rest of the buffer as it was.
+// request (MPI_Send_init, MPI_Recv_init) on the device buffers (moved as
+// any device message is: CUDA IPC on a node, the pinned pipeline between
+// nodes) and queues it (stream_enqueue.cc). With LOOM_STREAM_TWINS=1 the
+// request works on host twins instead; a receive's twin is filled from the
+// device first, so a shorter message leaves the rest of the buffer as it was.
 #include <mpi-ext.h>
 #include <mpi.h>
 
@@ -88,7 +90,7 @@ int p2p(bool send, void* buf, int64_t count, MPI_Datatype type, int peer, int ta
                        : PMPI_Recv_c(buf, count, type, peer, tag, comm, status);
   }
   Staging staging;
-  if (peer != MPI_PROC_NULL) {
+  if (peer != MPI_PROC_NULL && st::onTwins()) {
     int64_t lo, hi;
     st::typeSpan(count, type, &lo, &hi);
     staging.add(buf, lo, hi, send ? Staging::kIn : Staging::kInOut);

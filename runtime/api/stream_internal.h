@@ -78,6 +78,10 @@ int locked(Body&& body) {
 
 // ---- the engine (stream_enqueue.cc) ---------------------------------------
 
+// Whether enqueued operations run on the device buffers themselves (the
+// default) or on host twins of them (LOOM_STREAM_TWINS=1).
+bool onTwins();
+
 // The host twins of an operation's device buffers. add() every buffer the
 // calling rank's part of the call touches, then commit() and pass
 // translate(p) to the MPI call in place of each buffer.

@@ -280,8 +280,28 @@ void* deviceAlloc(size_t n) {
   if (p) noteDeviceRange(Range{reinterpret_cast<uintptr_t>(p), reinterpret_cast<uintptr_t>(p) + n});
   return p;
 }
+namespace {
+bool gHoldFrees = false;
+std::vector<void*> gHeldDevice, gHeldHost;
+}  // namespace
+
+void holdFrees(bool hold) {
+  if (hold == gHoldFrees) return;
+  gHoldFrees = hold;
+  if (hold) return;
+  std::vector<void*> dev, host;
+  dev.swap(gHeldDevice);
+  host.swap(gHeldHost);
+  for (void* p : dev) deviceFree(p);
+  for (void* p : host) hostFree(p);
+}
+
 void deviceFree(void* p) {
   if (!gImpl || !p) return;
+  if (gHoldFrees) {
+    gHeldDevice.push_back(p);
+    return;
+  }
   forgetDeviceRange(reinterpret_cast<uintptr_t>(p));
   gImpl->deviceFree(p);
 }
@@ -289,6 +309,10 @@ void* hostAlloc(size_t n) {
   return gImpl ? gImpl->hostAlloc(n) : std::malloc(n);
 }
 void hostFree(void* p) {
+  if (gImpl && gHoldFrees && p) {
+    gHeldHost.push_back(p);
+    return;
+  }
   if (gImpl)
     gImpl->hostFree(p);
   else

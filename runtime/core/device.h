@@ -136,6 +136,13 @@ void deviceFree(void* p);
 void* hostAlloc(size_t n);
 void hostFree(void* p);
 
+// While frees are held, deviceFree and hostFree keep what they are given
+// and free it when the hold ends. cudaFree and cudaFreeHost wait for the
+// whole device, so a free issued from progress while a stream stands at a
+// gate that only progress opens (the stream-ordered API, stream_enqueue.cc)
+// would wait forever. The stream engine holds frees while any gate is shut.
+void holdFrees(bool hold);
+
 // The host-usable alias of device memory, where the backend has one: the
 // mock's read-write view of its allocations; nullptr for CUDA and for host
 // memory. Only the mock's reductions use it.

@@ -136,6 +136,9 @@ constexpr Param kParams[] = {
     {"LOOM_COLL_DEVICE_NATIVE", "1",
      "Collectives on device buffers run natively where an algorithm takes them (reductions on "
      "the device); 0 stages every one through host memory"},
+    {"LOOM_STREAM_TWINS", "0",
+     "1: operations queued on a GPU stream (MPIX_*_enqueue) run on host copies of their device "
+     "buffers; 0: on the device buffers themselves, with the device algorithms"},
     {"LOOM_COLL_BARRIER", "auto", "Algorithm of MPI_Barrier and MPI_Ibarrier: auto (the rules) or a name"},
     {"LOOM_COLL_BCAST", "auto", "Algorithm of MPI_Bcast and MPI_Ibcast: auto (the rules) or a name"},
     {"LOOM_COLL_REDUCE", "auto", "Algorithm of MPI_Reduce and MPI_Ireduce: auto (the rules) or a name"},
