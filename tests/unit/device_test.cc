@@ -76,6 +76,24 @@ TEST_F(DeviceMock, HostAccessFaults) {
   dev::deviceFree(p);
 }
 
+// Frees held (while a stream stands at a gate) happen when the hold ends:
+// until then the memory stays allocated and usable.
+TEST_F(DeviceMock, HeldFreesWaitForTheRelease) {
+  char* p = static_cast<char*>(dev::deviceAlloc(4096));
+  ASSERT_NE(p, nullptr);
+  std::vector<char> in(4096, 5), out(4096, 0);
+  ASSERT_TRUE(dev::copy(p, in.data(), in.size()).isOk());
+  dev::holdFrees(true);
+  dev::deviceFree(p);
+  void* h = dev::hostAlloc(128);
+  dev::hostFree(h);
+  EXPECT_EQ(dev::kindOf(p), dev::MemKind::kDevice);
+  ASSERT_TRUE(dev::copy(out.data(), p, out.size()).isOk());  // still mapped
+  EXPECT_EQ(out, in);
+  dev::holdFrees(false);
+  EXPECT_EQ(dev::kindOf(p), dev::MemKind::kHost);  // gone now
+}
+
 TEST_F(DeviceMock, CopiesEveryDirection) {
   std::vector<int> a(1000), b(1000, 0);
   std::iota(a.begin(), a.end(), 1);
