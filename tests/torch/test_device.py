@@ -295,3 +295,30 @@ def test_graph_capture_fails_at_once(world):
                 dist.all_reduce(t)
     dist.all_reduce(t)  # the group still works
     check(t, torch.full((4,), float(world[1])))
+
+
+def test_timeout_on_device(world):
+    """A device op a rank never joins fails on the others after the group's
+    timeout (its future and is_completed() say so; the host never waited)."""
+    import datetime
+    rank, n, _ = world
+    if n < 2:
+        pytest.skip("needs 2 ranks")
+    last = n - 1
+    g = dist.new_group(list(range(n)), timeout=datetime.timedelta(seconds=2))
+    t = dev(torch.ones(8))
+    dist.all_reduce(t, group=g)
+    check(t, torch.full((8,), float(n)))
+    if rank != last:
+        u = dev(torch.ones(8))
+        w = dist.all_reduce(u, group=g, async_op=True)
+        with pytest.raises(RuntimeError, match=rf"allreduce \(collective number 2 of group .*\) did not "
+                           rf"complete within 2000 ms.*had not joined it: {last}\."):
+            w.get_future().wait()
+        assert w.is_completed() and not w.is_success()
+        with pytest.raises(RuntimeError, match="on an aborted group"):
+            dist.all_reduce(u, group=g)
+    dist.barrier()
+    if rank == last:
+        dist.all_reduce(dev(torch.ones(8)), group=g)  # the others' op ends with this one
+    sync_all()

@@ -89,3 +89,38 @@ def test_entry_point(world):
     finally:
         sys.path.remove(str(tmp_path))
         shutil.rmtree(tmp_path)
+
+
+def test_timeout_names_the_op_and_the_ranks_missing(world):
+    """An op that outlives the group's timeout raises on the ranks in it,
+    naming the op, its collective number and the ranks that had not joined;
+    the group is then aborted. destroy_process_group ends work in flight."""
+    import datetime
+    rank, n, _ = world
+    if n < 2:
+        pytest.skip("needs 2 ranks")
+    last = n - 1
+    g = dist.new_group(list(range(n)), timeout=datetime.timedelta(seconds=2))
+    t = torch.ones(4)
+    dist.all_reduce(t, group=g)  # collective number 1, everyone
+    if rank != last:
+        w = dist.all_reduce(t, group=g, async_op=True)  # number 2: the last rank stays out
+        with pytest.raises(RuntimeError, match=rf"allreduce \(collective number 2 of group .*\) did not "
+                           rf"complete within 2000 ms.*had not joined it: {last}\."):
+            w.wait()
+        with pytest.raises(RuntimeError, match="on an aborted group"):
+            dist.all_reduce(t, group=g)
+    dist.barrier()
+    if rank == last:
+        dist.all_reduce(t, group=g)  # meets the others' op, which MPI still runs
+    dist.barrier()
+    # shutdown with an op in flight: it fails, nothing hangs
+    g2 = dist.new_group(list(range(n)), timeout=datetime.timedelta(seconds=1))
+    w = dist.all_reduce(torch.ones(2), group=g2, async_op=True) if rank != last else None
+    dist.destroy_process_group(g2)
+    if w is not None:
+        with pytest.raises(RuntimeError, match="shut down with this op in flight|did not complete"):
+            w.wait()
+    dist.barrier()
+    if rank == last:
+        pass  # g2 is gone here; the others' op stays in MPI until the job ends

@@ -7,6 +7,8 @@
 #include <c10/util/Exception.h>
 
 #include <chrono>
+#include <cctype>
+#include <cstdio>
 
 namespace torch_loom {
 
@@ -21,6 +23,56 @@ std::string mpiErrorText(int rc, const char* what) {
 
 void checkMpi(int rc, const char* what) {
   if (rc != MPI_SUCCESS) TORCH_CHECK(false, mpiErrorText(rc, what));
+}
+
+// ---------------------------------------------------------------- GroupState
+
+std::string GroupState::abortReason() {
+  std::lock_guard<std::mutex> lock(mu);
+  return reason;
+}
+
+void GroupState::abort(const std::string& why) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (reason.empty()) reason = why;
+  abortedFlag.store(true, std::memory_order_release);
+}
+
+namespace {
+std::string seqKey(int rank) { return "loom_seq/" + std::to_string(rank); }
+}  // namespace
+
+void GroupState::publish(bool force) {
+  if (!store) return;
+  const uint64_t now = issued.load(std::memory_order_acquire);
+  const auto t = std::chrono::steady_clock::now();
+  if (now == published && !force) return;
+  if (!force && t - publishedAt < std::chrono::milliseconds(200)) return;
+  try {
+    std::string v = std::to_string(now);
+    store->set(seqKey(rank), std::vector<uint8_t>(v.begin(), v.end()));
+    published = now;
+    publishedAt = t;
+  } catch (...) {
+  }
+}
+
+std::string GroupState::notJoined(uint64_t seq) {
+  if (!store) return "unknown (no store)";
+  std::string out;
+  try {
+    for (int r = 0; r < size; ++r) {
+      uint64_t theirs = 0;
+      if (store->check({seqKey(r)})) {
+        auto v = store->get(seqKey(r));
+        theirs = std::stoull(std::string(v.begin(), v.end()));
+      }
+      if (theirs < seq) out += (out.empty() ? "" : ", ") + std::to_string(r);
+    }
+  } catch (...) {
+    return "unknown (the store did not answer)";
+  }
+  return out.empty() ? "none (every rank started it; one of them is stuck in it)" : out;
 }
 
 // ---------------------------------------------------------------- LoomWork
@@ -96,6 +148,26 @@ bool LoomWork::wait(std::chrono::milliseconds timeout) {
   }
   if (error_) std::rethrow_exception(error_);
   return true;
+}
+
+void LoomWork::fail(const std::string& why) {
+  std::exception_ptr err;
+  try {
+    TORCH_CHECK(false, why);
+  } catch (...) {
+    err = std::current_exception();
+  }
+  // keep and holds stay: the requests or the stream may still use them.
+  epilogue = nullptr;
+  error_ = err;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    completed_ = true;
+    exception_ = err;
+  }
+  done_.store(true, std::memory_order_release);
+  cv_.notify_all();
+  future_->setError(err);
 }
 
 void LoomWork::complete() {
@@ -181,6 +253,22 @@ bool Engine::poll(LoomWork* w) {
   return mine;
 }
 
+void Engine::publishGroups() {
+  std::vector<std::shared_ptr<GroupState>> live;
+  {
+    std::lock_guard<std::mutex> lock(groupsMu_);
+    size_t kept = 0;
+    for (size_t i = 0; i < groups_.size(); ++i) {
+      auto g = groups_[i].lock();
+      if (!g) continue;
+      live.push_back(g);
+      groups_[kept++] = groups_[i];
+    }
+    groups_.resize(kept);
+  }
+  for (auto& g : live) g->publish(false);
+}
+
 void Engine::start() {
   if (started_) return;
   started_ = true;
@@ -198,9 +286,59 @@ void Engine::stop() {
   started_ = false;
 }
 
+void Engine::addGroup(const std::shared_ptr<GroupState>& g) {
+  std::lock_guard<std::mutex> lock(groupsMu_);
+  groups_.push_back(g);
+}
+
+void Engine::abortGroup(const std::shared_ptr<GroupState>& g, const std::string& why) {
+  g->abort(why);
+  std::vector<c10::intrusive_ptr<LoomWork>> failed;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& w : pending_) {
+      if (w->group != g || w->claimed_) continue;
+      w->claimed_ = true;
+      failed.push_back(w);
+      zombies_.push_back(w);
+    }
+  }
+  for (auto& w : failed) w->fail(why);
+}
+
+bool Engine::hasPending(const std::shared_ptr<GroupState>& g) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& w : pending_)
+    if (w->group == g && !w->claimed_) return true;
+  return false;
+}
+
+namespace {
+// The message of a Work that outlived its group's timeout.
+std::string timeoutText(LoomWork& w) {
+  GroupState& g = *w.group;
+  std::string op = c10d::opTypeToString(w.retrieveOpType());
+  for (char& c : op) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string text = "loom: " + op;
+  if (w.seq)
+    text += " (collective number " + std::to_string(w.seq) + " of group '" + g.name + "', " +
+            std::to_string(g.size) + " ranks)";
+  else
+    text += " (point to point, group '" + g.name + "')";
+  text += " did not complete within " + std::to_string(g.timeout.count()) + " ms on group rank " +
+          std::to_string(g.rank);
+  if (w.seq) {
+    g.publish(true);
+    text += "; group ranks that had not joined it: " + g.notJoined(w.seq);
+  }
+  text += ". The group is aborted: its later ops fail; make a new group to go on.";
+  return text;
+}
+}  // namespace
+
 void Engine::run() {
   using Clock = std::chrono::steady_clock;
-  std::vector<c10::intrusive_ptr<LoomWork>> finished;
+  std::vector<c10::intrusive_ptr<LoomWork>> finished, timedOut;
   // Works a waiter already finished: their last reference may be ours, and
   // dropping it can release tensors, which takes the GIL. That must happen
   // after mu_ is released: a Python thread holding the GIL may be waiting
@@ -213,6 +351,17 @@ void Engine::run() {
       std::lock_guard<std::mutex> lock(mu_);
       size_t kept = 0;
       onlyDevice = true;
+      const auto now = Clock::now();
+      // Failed Works go once their requests or streams are done.
+      for (size_t i = 0; i < zombies_.size();) {
+        if (testLocked(zombies_[i].get())) {
+          dropped.push_back(std::move(zombies_[i]));
+          zombies_[i] = std::move(zombies_.back());
+          zombies_.pop_back();
+        } else {
+          ++i;
+        }
+      }
       for (size_t i = 0; i < pending_.size(); ++i) {
         LoomWork* w = pending_[i].get();
         if (w->claimed_) {  // a waiter finished it
@@ -224,6 +373,12 @@ void Engine::run() {
           finished.push_back(std::move(pending_[i]));
           continue;
         }
+        if (now > w->deadline) {
+          w->claimed_ = true;
+          zombies_.push_back(pending_[i]);
+          timedOut.push_back(std::move(pending_[i]));
+          continue;
+        }
         if (!w->device()) onlyDevice = false;
         if (kept != i) pending_[kept] = std::move(pending_[i]);
         ++kept;
@@ -232,9 +387,17 @@ void Engine::run() {
       npending_.store(kept);
     }
     for (auto& w : finished) w->complete();
-    const bool busy = !finished.empty();
+    for (auto& w : timedOut) {
+      std::string why = timeoutText(*w);
+      std::fprintf(stderr, "%s\n", why.c_str());
+      w->group->abort(why);
+      w->fail(why);
+    }
+    const bool busy = !finished.empty() || !timedOut.empty();
     finished.clear();
+    timedOut.clear();
     dropped.clear();
+    publishGroups();
     if (npending_.load() > 0 || busy) {
       idleSince = Clock::now();
       if ((oversubscribed_ || onlyDevice) && !busy) {
@@ -254,7 +417,9 @@ void Engine::run() {
     }
     std::unique_lock<std::mutex> lock(sleepMu_);
     sleeping_.store(true);
-    sleepCv_.wait(lock, [this] { return npending_.load() > 0 || stop_.load(); });
+    // Wakes now and then to publish the groups' counts (publishGroups).
+    sleepCv_.wait_for(lock, std::chrono::milliseconds(250),
+                      [this] { return npending_.load() > 0 || stop_.load(); });
     sleeping_.store(false);
     idleSince = Clock::now();
   }

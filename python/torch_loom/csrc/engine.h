@@ -20,9 +20,11 @@
 
 #include <c10/core/Event.h>
 #include <c10/core/Stream.h>
+#include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -46,6 +48,38 @@ void checkMpi(int rc, const char* what);
 // current stream wait for that event and return at once; the host never
 // waits (the progress thread polls the event, then drops the tensors the
 // Work kept alive and completes the future).
+// What the Works of one group share: names for messages, this rank's count
+// of collectives started, the store its ranks publish those counts to (so a
+// rank whose collective timed out can say who had not joined it), and
+// whether the group was aborted (a timeout, abort()).
+struct GroupState {
+  std::string name;  // torch's group name
+  int rank = 0;
+  int size = 0;
+  std::chrono::milliseconds timeout{0};   // of every op (0: none)
+  c10::intrusive_ptr<c10d::Store> store;  // a clone for the progress thread; may be null
+  std::atomic<uint64_t> issued{0};        // collectives this rank started
+  // The progress thread's: what it published last, and when.
+  uint64_t published = 0;
+  std::chrono::steady_clock::time_point publishedAt{};
+
+  bool aborted() const { return abortedFlag.load(std::memory_order_acquire); }
+  std::string abortReason();
+  void abort(const std::string& why);  // the first reason stays
+
+  // Publishes `issued` under "loom_seq/<rank>" when it changed (progress
+  // thread; errors ignored: the store is only for messages).
+  void publish(bool force);
+  // The group ranks whose published count is below `seq` (or that
+  // published none), as "1, 3"; "unknown" without a store.
+  std::string notJoined(uint64_t seq);
+
+ private:
+  std::atomic<bool> abortedFlag{false};
+  std::mutex mu;
+  std::string reason;
+};
+
 class LoomWork : public c10d::Work {
  public:
   LoomWork(int rank, c10d::OpType type, std::vector<at::Tensor> outputs,
@@ -76,6 +110,16 @@ class LoomWork : public c10d::Work {
   std::optional<c10::Stream> stream;
   MPI_Status devStatus{};
   bool anySource = false;
+
+  // Timeouts: the group, this op's collective sequence number (0: not a
+  // collective) and when it times out (max: never).
+  std::shared_ptr<GroupState> group;
+  uint64_t seq = 0;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+
+  // Fails the Work with `why` (a timeout, an abort): it is done, its
+  // waiters raise, its future holds the error. Exactly once, like complete().
+  void fail(const std::string& why);
 
   // Runs the epilogue, marks the Work done and completes its future (the
   // engine, once the requests or the stream are done; exactly once).
@@ -119,13 +163,27 @@ class Engine {
   void start();   // the progress thread (idempotent)
   void stop();    // joins it (before MPI_Finalize)
 
+  // The progress thread publishes these groups' counts (GroupState::publish).
+  void addGroup(const std::shared_ptr<GroupState>& g);
+  // Fails every pending Work of `g` with `why` (abort()); they stay in the
+  // engine, unclaimed by anyone, until their requests or streams are done.
+  void abortGroup(const std::shared_ptr<GroupState>& g, const std::string& why);
+  // Whether `g` has Works that are neither done nor failed.
+  bool hasPending(const std::shared_ptr<GroupState>& g);
+
  private:
   Engine() = default;
   void run();
+  void publishGroups();
   bool testLocked(LoomWork* w);  // true when complete (or failed)
 
   std::mutex mu_;
   std::vector<c10::intrusive_ptr<LoomWork>> pending_;  // guarded by mu_
+  // Works failed before their requests finished: their buffers stay alive
+  // until the requests (or the device stream) are done. Guarded by mu_.
+  std::vector<c10::intrusive_ptr<LoomWork>> zombies_;
+  std::mutex groupsMu_;
+  std::vector<std::weak_ptr<GroupState>> groups_;
   std::atomic<size_t> npending_{0};
   std::mutex sleepMu_;
   std::condition_variable sleepCv_;

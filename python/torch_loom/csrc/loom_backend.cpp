@@ -17,6 +17,8 @@
 #include <pybind11/chrono.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <climits>
 #include <cstring>
 
@@ -193,10 +195,58 @@ class LoomBackend : public c10d::Backend {
   static int commRank(MPI_Comm c) { int r = -1; MPI_Comm_rank(c, &r); return r; }
   static int commSize(MPI_Comm c) { int s = 0; MPI_Comm_size(c, &s); return s; }
 
+  // The group's shared state for timeouts (engine.h, GroupState).
+  void setGroup(const c10::intrusive_ptr<c10d::Store>& store, std::chrono::milliseconds timeout,
+                const std::string& name) {
+    auto g = std::make_shared<GroupState>();
+    g->name = name.empty() ? "?" : name;
+    g->rank = rank_;
+    g->size = size_;
+    g->timeout = timeout.count() > 0 ? timeout : std::chrono::milliseconds(0);
+    if (store) {
+      try {
+        g->store = store->clone();  // the progress thread's own connection
+      } catch (...) {
+        g->store = store;
+      }
+    }
+    group_ = g;
+    Engine::get().addGroup(g);
+    options_->timeout = g->timeout;
+  }
+
+  void setTimeout(std::chrono::milliseconds timeout) override {
+    group_->timeout = timeout;
+    options_->timeout = timeout;
+  }
+
+  uint64_t getSequenceNumberForGroup() override { return group_->issued.load(); }
+
+  // abort(): every op in flight fails now (its waiters raise); later ops
+  // fail at once. Operations MPI already started stay with the engine until
+  // they end; a device stream stays stopped at an op a peer never joins.
+  void abort() override {
+    Engine::get().abortGroup(group_, "loom: group '" + group_->name + "' was aborted (abort())");
+  }
+
+  // shutdown() (destroy_process_group): lets the ops in flight finish, for
+  // at most the group's timeout (10 s without one), then aborts the rest.
+  void shutdown() override {
+    using Clock = std::chrono::steady_clock;
+    const auto limit = group_->timeout.count() > 0 ? group_->timeout : std::chrono::milliseconds(10000);
+    const auto until = Clock::now() + limit;
+    Engine& engine = Engine::get();
+    while (engine.hasPending(group_) && Clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (engine.hasPending(group_))
+      engine.abortGroup(group_, "loom: group '" + group_->name + "' was shut down with this op in flight");
+  }
+
   ~LoomBackend() override {
     int finalized = 1;
     MPI_Finalized(&finalized);
     if (finalized) return;
+    if (dev_ && group_ && group_->aborted()) return;  // its stream may never get past an op
     if (dev_) {
       // What is queued on the communication stream still uses the stream
       // communicators: let it finish first.
@@ -229,6 +279,7 @@ class LoomBackend : public c10d::Backend {
                                           const c10::intrusive_ptr<Options>&) override {
     if (std::find(ranks.begin(), ranks.end(), rank_) == ranks.end()) return {};
     auto b = c10::make_intrusive<LoomBackend>(subComm(comm_, ranks), 0, 0, true);
+    b->setGroup(group_->store, group_->timeout, group_->name + "/split");
     if (dev_) b->bind(dev_->device);  // collective over the new group's members
     return b;
   }
@@ -435,7 +486,7 @@ class LoomBackend : public c10d::Backend {
   WorkPtr reduce_scatter_tensor_coalesced(std::vector<at::Tensor>& outs, std::vector<at::Tensor>& ins,
                                           const c10d::ReduceScatterOptions& opts) override {
     TORCH_CHECK(outs.size() == ins.size(), "loom: reduce_scatter_tensor_coalesced needs as many outputs as inputs");
-    auto w = newWork(OpType::COALESCED, outs, "MPI_Ireduce_scatter_block",
+    auto w = newWork(OpType::_REDUCE_SCATTER_BASE, outs, "MPI_Ireduce_scatter_block",
                      placeOf({&outs, &ins}, "reduce_scatter_tensor_coalesced"));
     std::vector<Call> calls;
     std::vector<std::function<void()>> epis;
@@ -505,7 +556,7 @@ class LoomBackend : public c10d::Backend {
   WorkPtr allgather_into_tensor_coalesced(std::vector<at::Tensor>& outs, std::vector<at::Tensor>& ins,
                                           const c10d::AllgatherOptions&) override {
     TORCH_CHECK(outs.size() == ins.size(), "loom: allgather_into_tensor_coalesced needs as many outputs as inputs");
-    auto w = newWork(OpType::COALESCED, outs, "MPI_Iallgather",
+    auto w = newWork(OpType::_ALLGATHER_BASE, outs, "MPI_Iallgather",
                      placeOf({&outs, &ins}, "allgather_into_tensor_coalesced"));
     std::vector<Call> calls;
     std::vector<std::function<void()>> epis;
@@ -731,10 +782,19 @@ class LoomBackend : public c10d::Backend {
 
   c10::intrusive_ptr<LoomWork> newWork(OpType type, std::vector<at::Tensor> outputs, const char* what,
                                        const c10::Device& dev) {
+    if (group_ && group_->aborted())
+      TORCH_CHECK(false, "loom: ", what, " on an aborted group: ", group_->abortReason());
     std::optional<c10::Device> d;
     if (isAccelerator(dev)) d = dev;
     auto w = c10::make_intrusive<LoomWork>(rank_, type, std::move(outputs), d);
     w->what = what;
+    if (group_) {
+      w->group = group_;
+      const bool p2p = type == OpType::SEND || type == OpType::RECV || type == OpType::RECVANYSOURCE ||
+                       type == OpType::COALESCED;
+      if (!p2p) w->seq = ++group_->issued;
+      if (group_->timeout.count() > 0) w->deadline = std::chrono::steady_clock::now() + group_->timeout;
+    }
     return w;
   }
 
@@ -1007,6 +1067,7 @@ class LoomBackend : public c10d::Backend {
   }
 
   MPI_Comm comm_;
+  std::shared_ptr<GroupState> group_;
   std::unique_ptr<DeviceSide> dev_;
   bool coalescing_ = false;
   c10::intrusive_ptr<LoomWork> coal_;     // the open coalesced group's Work
@@ -1026,8 +1087,12 @@ MPI_Comm subComm(MPI_Comm parent, const std::vector<int>& ranks) {
   return LoomBackend::subComm(parent, ranks);
 }
 
-c10::intrusive_ptr<c10d::Backend> makeBackend(MPI_Comm comm, int rank, int size) {
-  return c10::make_intrusive<LoomBackend>(comm, rank, size);
+c10::intrusive_ptr<c10d::Backend> makeBackend(MPI_Comm comm, int rank, int size,
+                                              const c10::intrusive_ptr<c10d::Store>& store,
+                                              std::chrono::milliseconds timeout, const std::string& name) {
+  auto b = c10::make_intrusive<LoomBackend>(comm, rank, size);
+  b->setGroup(store, timeout, name);
+  return b;
 }
 
 namespace {

@@ -11,8 +11,12 @@
 namespace torch_loom {
 
 // A backend over `comm` (which it owns and frees), rank and size as torch
-// gave them.
-c10::intrusive_ptr<c10d::Backend> makeBackend(MPI_Comm comm, int rank, int size);
+// gave them; `store` (its ranks publish their progress there, for timeout
+// messages; may be null), the timeout of its ops (0: none) and torch's
+// name of the group.
+c10::intrusive_ptr<c10d::Backend> makeBackend(MPI_Comm comm, int rank, int size,
+                                              const c10::intrusive_ptr<c10d::Store>& store,
+                                              std::chrono::milliseconds timeout, const std::string& name);
 // A communicator of `ranks` (ranks of `parent`), made by those ranks alone
 // (MPI_Comm_create_group), errors returned; the caller holds no lock.
 MPI_Comm subComm(MPI_Comm parent, const std::vector<int>& ranks);

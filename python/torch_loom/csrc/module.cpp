@@ -133,7 +133,8 @@ c10::intrusive_ptr<c10d::Backend> createBackend(const c10d::DistributedBackendOp
   MPI_Comm_size(comm, &s);
   TORCH_CHECK(r == o.group_rank && s == o.group_size, "loom: group rank/size ", o.group_rank, "/",
               o.group_size, " from torch disagree with the communicator's ", r, "/", s);
-  return makeBackend(comm, r, s);
+  auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.timeout);
+  return makeBackend(comm, r, s, o.store, timeout, o.group_id);
 }
 
 // The benchmark's baselines: the same SUM over the same bytes with no Work,
