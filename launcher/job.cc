@@ -125,6 +125,14 @@ bool Job::spawnAll(const HostCores& host, const std::vector<std::vector<std::str
     }
   }
 
+  // LOOM_PREFIX for the ranks: this loomrun's installation, unless set.
+  std::optional<std::string> prefix;
+  if (!base.get("LOOM_PREFIX")) {
+    char exe[PATH_MAX + 1] = {};
+    ssize_t len = ::readlink("/proc/self/exe", exe, PATH_MAX);
+    if (len > 0) prefix = prefixOfExe(std::string(exe, static_cast<size_t>(len)));
+  }
+
   ranks_.resize(n);
   bool ok = true;
   for (int r = 0; r < n && ok; ++r) {
@@ -136,6 +144,7 @@ bool Job::spawnAll(const HostCores& host, const std::vector<std::vector<std::str
     spec.env.set("PMIX_MCA_gds", "hash");
     spec.env.set("LOOM_OVERSUBSCRIBE", over ? "1" : "0");
     spec.env.set("LOOM_LAUNCHER", "loomrun");  // loomrun prints an aborting rank's message
+    if (prefix) spec.env.set("LOOM_PREFIX", *prefix);
     for (const auto& e : exports) spec.env.set(e);
     if (over) {
       if (auto t = tunablesWithoutRseq(spec.env.get("GLIBC_TUNABLES")))

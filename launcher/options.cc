@@ -230,6 +230,15 @@ std::optional<std::string> tunablesWithoutRseq(const char* current) {
   return cur.empty() ? std::string("glibc.pthread.rseq=0") : cur + ":glibc.pthread.rseq=0";
 }
 
+std::optional<std::string> prefixOfExe(const std::string& exe) {
+  const size_t slash = exe.rfind('/');
+  if (slash == std::string::npos || slash == 0) return std::nullopt;
+  const std::string dir = exe.substr(0, slash);
+  const size_t up = dir.rfind('/');
+  if (up == std::string::npos || dir.substr(up + 1) != "bin") return std::nullopt;
+  return up == 0 ? std::string("/") : dir.substr(0, up);
+}
+
 std::vector<std::string> resolveExports(
     const std::vector<ExportVar>& exports,
     const std::function<const char*(const char*)>& getenvFn, std::vector<std::string>* missing) {

@@ -73,6 +73,13 @@ std::vector<std::string> resolveExports(
 // left as it is.
 std::optional<std::string> tunablesWithoutRseq(const char* current);
 
+// The Loom installation (or build tree) this loomrun belongs to: the parent
+// of the directory of `exe` (loomrun's own path, symlinks resolved), when
+// that directory is named bin; nullopt otherwise. loomrun gives it to the
+// ranks as LOOM_PREFIX when their environment has none, so tools the ranks
+// load (the torch backend) find Loom without it being on PATH.
+std::optional<std::string> prefixOfExe(const std::string& exe);
+
 // Finds `program` the way execvp would: a name containing '/' is used as is,
 // otherwise each directory of `pathEnv` (":"-separated; empty entries mean
 // ".") is tried in order. Returns 0 and sets *resolved to a path that exists

@@ -265,5 +265,13 @@ TEST(LauncherOptions, TunablesWithoutRseq) {
   EXPECT_EQ(tunablesWithoutRseq("glibc.malloc.check=3:glibc.pthread.rseq=0"), std::nullopt);
 }
 
+TEST(LauncherOptions, PrefixOfExe) {
+  EXPECT_EQ(prefixOfExe("/opt/loom/bin/loomrun"), "/opt/loom");
+  EXPECT_EQ(prefixOfExe("/work/build/bin/loomrun"), "/work/build");
+  EXPECT_EQ(prefixOfExe("/bin/loomrun"), "/");
+  EXPECT_EQ(prefixOfExe("/usr/local/libexec/loomrun"), std::nullopt);
+  EXPECT_EQ(prefixOfExe("loomrun"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace loom::launcher
