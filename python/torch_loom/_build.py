@@ -1,8 +1,11 @@
 """Builds (once) and loads the C++ extension torch_loom._C.
 
-The extension is compiled against the installed torch with
-torch.utils.cpp_extension.load (ninja) and linked with Loom's libloom. Loom is
-found through LOOM_PREFIX, else from the `loomrun` on PATH (its bin/..): that
+An installed package (`pip install --no-build-isolation ./python`) has the
+extension built at install time (torch_loom._C) and compiles nothing. From a
+source tree the extension is compiled on first use against the installed
+torch with torch.utils.cpp_extension.load (ninja) and linked with Loom's
+libloom. Loom is found through LOOM_PREFIX (which loomrun gives its ranks),
+else the prefix an install recorded, else from the `loomrun` on PATH (its bin/..): that
 directory holds include/mpi.h and lib/libloom.so (a build tree or an install
 prefix). The build output goes to TORCH_LOOM_BUILD_DIR, else
 <Loom prefix>/torch-loom-ext/<torch version> when writable, else
@@ -22,8 +25,13 @@ _module = None
 
 def loom_prefix():
     cands = []
-    if os.environ.get("LOOM_PREFIX"):
+    if os.environ.get("LOOM_PREFIX"):  # loomrun sets it for its ranks
         cands.append(os.environ["LOOM_PREFIX"])
+    try:  # recorded by an install (setup.py)
+        from ._prefix import LOOM_PREFIX as recorded
+        cands.append(recorded)
+    except ImportError:
+        pass
     loomrun = shutil.which("loomrun")
     if loomrun:
         cands.append(os.path.dirname(os.path.dirname(os.path.realpath(loomrun))))
@@ -55,7 +63,7 @@ def load(verbose=False):
     global _module
     if _module is not None:
         return _module
-    try:  # built ahead by a setup.py build_ext
+    try:  # built at install time (pip install --no-build-isolation ./python)
         from . import _C  # type: ignore
         _module = _C
         return _module

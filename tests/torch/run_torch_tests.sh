@@ -72,5 +72,37 @@ done
 for n in 2 3; do
   run_job "mock$n" "$n" LOOM_DEVICE_MOCK=1 -- "$here/test_device.py"
 done
+# The package as users install it: built at install time, then imported in
+# a job started by loomrun's path, with neither Loom on PATH nor LOOM_PREFIX
+# set. The import must compile nothing.
+inst=$build/torch-install
+rm -rf "$inst" "$inst.ext"
+mkdir -p "$inst.ext"
+start=$(date +%s)
+if ! LOOM_PREFIX=$build "$py" -m pip install -q --no-build-isolation --no-deps --target "$inst" \
+     "$src/python" > "$logs/install.log" 2>&1; then
+  tail -20 "$logs/install.log"
+  echo "install: FAIL: pip install --no-build-isolation ./python failed"
+  status=1 failed=$((failed + 1))
+else
+  rm -rf "$src/python/build" "$src/python/torch_loom/_prefix.py" "$src/python"/*.egg-info
+  out=$(cd "$inst" && env -u LOOM_PREFIX -u TORCH_LOOM_BUILD_DIR PATH=/usr/bin:/bin PYTHONPATH="$inst" \
+        TORCH_LOOM_BUILD_DIR="$inst.ext" timeout 120 "$build/bin/loomrun" -n 2 "$py" -c '
+import torch, torch_loom, torch.distributed as dist
+dist.init_process_group("loom")
+x = torch.ones(3); dist.all_reduce(x)
+assert x.tolist() == [2.0, 2.0, 2.0], x
+assert torch_loom.extension().__file__.startswith("'"$inst"'/torch_loom/_C"), torch_loom.extension().__file__
+print("installed package ok")
+dist.destroy_process_group()' 2>&1)
+  if [ "$(grep -c 'installed package ok' <<<"$out")" = 2 ] && [ -z "$(ls -A "$inst.ext")" ]; then
+    passed=$((passed + 1))
+    echo "install: ok, $(( $(date +%s) - start )) s (built at install; the job compiled nothing)"
+  else
+    echo "$out" | tail -20
+    echo "install: FAIL: the installed package did not run as installed"
+    status=1 failed=$((failed + 1))
+  fi
+fi
 echo "torch: $passed passed, $failed failed"
 exit $status
