@@ -20,6 +20,9 @@ import torch_loom  # noqa: E402  (MPI init, env defaults, registration)
 
 @pytest.fixture(scope="session")
 def world():
+    if torch.cuda.is_available():
+        # One GPU per rank where there are enough, else ranks share them.
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count())
     if not dist.is_initialized():
         dist.init_process_group("loom")
     gloo = dist.new_group(backend="gloo")

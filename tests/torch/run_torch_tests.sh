@@ -72,6 +72,35 @@ done
 for n in 2 3; do
   run_job "mock$n" "$n" LOOM_DEVICE_MOCK=1 -- "$here/test_device.py"
 done
+# The oldest torch supported (TORCH_LOOM_OLDEST, default 2.11; "none" skips):
+# the extension and the mock device build against it, and the suite passes
+# at 2 ranks on CPU tensors and on the mock device.
+oldest=${TORCH_LOOM_OLDEST:-2.11}
+if [ "$oldest" != none ]; then
+  opy=$(LOOM_TORCH_SPEC="torch==$oldest.*" "$here/setup_venv.sh" "$build" "torch-venv-$oldest")
+  orc=$?
+  if [ $orc -eq 77 ]; then
+    echo "torch $oldest: skipped (PyPI unreachable)"
+  elif [ $orc -ne 0 ]; then
+    echo "torch $oldest: FAIL: its venv could not be made"
+    status=1 failed=$((failed + 1))
+  elif ! TORCH_LOOM_BUILD_DIR=$build/torch-loom-ext-$oldest TORCH_LOOM_BUILD_ONLY=1 "$opy" -m torch_loom._build \
+        > "$logs/build-$oldest.log" 2>&1 ||
+       ! TORCH_LOOM_BUILD_DIR=$build/torch-loom-ext-$oldest LOOM_DEVICE_MOCK=1 TORCH_LOOM_BUILD_ONLY=1 \
+        PYTHONPATH=$here:$PYTHONPATH "$opy" -c 'import mock_device; mock_device.load()' >> "$logs/build-$oldest.log" 2>&1; then
+    grep -E "error" "$logs/build-$oldest.log" | head -20
+    echo "torch $oldest: FAIL: the extension or the mock device did not build"
+    status=1 failed=$((failed + 1))
+  else
+    saved_py=$py
+    py=$opy
+    run_job "torch$oldest" 2 TORCH_LOOM_BUILD_DIR="$build/torch-loom-ext-$oldest" -- "$here"
+    run_job "torch$oldest-mock" 2 TORCH_LOOM_BUILD_DIR="$build/torch-loom-ext-$oldest" LOOM_DEVICE_MOCK=1 \
+      -- "$here/test_device.py"
+    py=$saved_py
+  fi
+fi
+
 # The package as users install it: built at install time, then imported in
 # a job started by loomrun's path, with neither Loom on PATH nor LOOM_PREFIX
 # set. The import must compile nothing.

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Creates (or reuses) the torch venv for the torch_loom tests and benchmark:
 #
-#   tests/torch/setup_venv.sh BUILD_DIR        prints the venv's python on stdout
+#   tests/torch/setup_venv.sh BUILD_DIR [NAME]   prints the venv's python on stdout
+#
+# NAME (default torch-venv) names the venv under BUILD_DIR; LOOM_TORCH_SPEC
+# (default torch==2.15.*) the torch it holds.
 #
 # torch comes from PyPI (the default wheel), with ninja (for
 # torch.utils.cpp_extension) and pytest. The venv lives under
@@ -11,7 +14,7 @@
 set -uo pipefail
 build=$(cd "${1:?usage: setup_venv.sh BUILD_DIR}" && pwd)
 torch_spec=${LOOM_TORCH_SPEC:-torch==2.15.*}
-venv=$build/torch-venv
+venv=$build/${2:-torch-venv}
 marker=$venv/.loom-torch-installed
 py=$venv/bin/python
 

@@ -311,7 +311,10 @@ def test_subgroups(world):
         t = torch.tensor([float(rank)])
         dist.broadcast(t, src=members[-1], group=mine)
         assert t.item() == members[-1]
-    # split_group into the same halves
+    # split_group into the same halves (torch 2.11 splits only a default
+    # group bound to a device: init_process_group(device_id=...))
+    if dist.group.WORLD.bound_device_id is None and tuple(map(int, torch.__version__.split(".")[:2])) < (2, 12):
+        return
     sg = dist.split_group(split_ranks=[r for r in (lo, hi) if r])
     if sg is not None:
         t = torch.ones(1)

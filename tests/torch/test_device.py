@@ -281,6 +281,8 @@ def test_subgroup_on_device(world):
 
 def test_graph_capture_fails_at_once(world):
     t = dev(torch.ones(4))
+    if MOCK and not mock.guard_asks_capture():
+        pytest.skip("this torch's device guard cannot say a stream is captured (torch 2.11)")
     if MOCK:
         mock.set_capturing(True)
         try:

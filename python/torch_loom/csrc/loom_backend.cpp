@@ -16,6 +16,8 @@
 #include <torch/csrc/distributed/c10d/Types.hpp>
 #include <pybind11/chrono.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -145,7 +147,8 @@ MPI_Op mpiOp(const ReduceOp& rop, at::ScalarType t) {
 // as it was); other ops: `in` itself.
 at::Tensor preMul(const at::Tensor& in, const ReduceOp& rop) {
   if (rop.op_ != ReduceOp::PREMUL_SUM) return in;
-  auto* s = dynamic_cast<c10d::PreMulSumSupplement*>(rop.supplement_.get());
+  // NCCLPreMulSumSupplement: torch 2.11's name, an alias in later ones.
+  auto* s = dynamic_cast<c10d::NCCLPreMulSumSupplement*>(rop.supplement_.get());
   TORCH_CHECK(s, "loom: PREMUL_SUM without its factor");
   at::Tensor out = at::empty_like(in, at::MemoryFormat::Contiguous);
   out.copy_(in);
@@ -165,6 +168,25 @@ at::Tensor catFlat(const std::vector<at::Tensor>& ts, const at::TensorOptions& o
     off += t.numel();
   }
   return flat;
+}
+
+// Whether CUDA graph capture records `s`. Newer torch asks the device's
+// guard; torch 2.11's guard cannot, so there the CUDA runtime that torch
+// loaded is asked (cudaStreamIsCapturing; no answer: not capturing).
+template <class Impl>
+auto capturingVia(const Impl* impl, const c10::Stream& s, int) -> decltype(impl->isStreamCapturing(s)) {
+  return impl->isStreamCapturing(s);
+}
+template <class Impl>
+bool capturingVia(const Impl* impl, const c10::Stream& s, long) {
+  if (s.device_type() != c10::DeviceType::CUDA) return false;
+  using Fn = int (*)(void*, int*);
+  static Fn fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "cudaStreamIsCapturing"));
+  int status = 0;  // cudaStreamCaptureStatusNone
+  return fn && fn(impl->getStreamNativeHandle(s), &status) == 0 && status != 0;
+}
+bool capturing(const c10::impl::DeviceGuardImplInterface* impl, const c10::Stream& s) {
+  return capturingVia(impl, s, 0);
 }
 
 // What one MPI call of an op sees: host (MPI_I* with a request) or device
@@ -883,7 +905,7 @@ class LoomBackend : public c10d::Backend {
     auto* impl = c10::impl::getDeviceGuardImpl(dev.type());
     c10::DeviceGuard deviceGuard(d.device);
     const c10::Stream current = impl->getStream(d.device);
-    TORCH_CHECK(!impl->isStreamCapturing(current), "loom: ", w->what,
+    TORCH_CHECK(!capturing(impl, current), "loom: ", w->what,
                 " was called while CUDA graph capture records the current stream: Loom's stream-ordered "
                 "operations cannot be captured yet; run the collective outside the captured region");
     c10::Event ready(dev.type());

@@ -164,7 +164,8 @@ struct MockGuardImpl final : c10::impl::DeviceGuardImplInterface {
   }
   void* getStreamNativeHandle(const c10::Stream s) const override { return handleOf(s.id()); }
   c10::DeviceIndex deviceCount() const noexcept override { return 1; }
-  bool isStreamCapturing(const c10::Stream&) const override { return gCapturing.load(); }
+  // An override where torch's guard has it (not in torch 2.11).
+  bool isStreamCapturing(const c10::Stream&) const { return gCapturing.load(); }
 
   void destroyEvent(void* e, const c10::DeviceIndex) const noexcept override {
     delete static_cast<EventRef*>(e);
@@ -421,6 +422,20 @@ void sleepOnStream(int ms) {
 
 void setCapturing(bool on) { gCapturing.store(on); }
 
+// Whether torch's device guard asks about graph capture (so set_capturing
+// reaches the backend).
+template <class T>
+auto asksCapture(const T* g, int) -> decltype(g->isStreamCapturing(std::declval<c10::Stream>()), true) {
+  return true;
+}
+template <class T>
+bool asksCapture(const T*, long) {
+  return false;
+}
+bool guardAsksCapture() {
+  return asksCapture(static_cast<const c10::impl::DeviceGuardImplInterface*>(nullptr), 0);
+}
+
 int64_t currentStream() { return tCurrent; }
 void setCurrentStream(int64_t id) {
   handleOf(id);
@@ -438,6 +453,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("slow_fill_", &loommock::slowFill, py::arg("tensor"), py::arg("value"), py::arg("delay_ms"));
   m.def("sleep_on_stream", &loommock::sleepOnStream, py::arg("ms"));
   m.def("set_capturing", &loommock::setCapturing);
+  m.def("guard_asks_capture", &loommock::guardAsksCapture);
   m.def("current_stream", &loommock::currentStream);
   m.def("set_current_stream", &loommock::setCurrentStream);
   m.def("new_stream", &loommock::newStream);
