@@ -32,8 +32,15 @@ struct Pools {
   std::mutex mu;
   std::vector<void*> free[kClasses];
   size_t kept = 0;
+  size_t live = 0;  // bytes allocated and not freed for real (in use or kept)
   std::vector<device::Stream> streams;
 };
+
+// LOOM_COLL_DEVICE_SCRATCH_MAX (read once; 0: no limit).
+size_t scratchMax() {
+  static const size_t m = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_COLL_DEVICE_SCRATCH_MAX")));
+  return m;
+}
 Pools& pools() {
   static Pools* p = new Pools();  // never destroyed (see above)
   return *p;
@@ -69,16 +76,37 @@ void* scratchAlloc(size_t bytes) {
   Pools& P = pools();
   const size_t c = classOf(bytes);
   if (c >= kClasses) return nullptr;
+  const size_t size = size_t{1} << c;
   {
     std::lock_guard<std::mutex> lock(P.mu);
     if (!P.free[c].empty()) {
       void* p = P.free[c].back();
       P.free[c].pop_back();
-      P.kept -= size_t{1} << c;
+      P.kept -= size;
       return p;
     }
+    // Over the limit: first give back what is kept for reuse.
+    const size_t max = scratchMax();
+    if (max && P.live + size > max) {
+      for (auto& list : P.free) {
+        for (void* q : list) {
+          const size_t qs = size_t{1} << (&list - P.free);
+          device::deviceFree(q);
+          P.kept -= qs;
+          P.live -= qs;
+        }
+        list.clear();
+      }
+      if (P.live + size > max) return nullptr;
+    }
+    P.live += size;
   }
-  return device::deviceAlloc(size_t{1} << c);
+  void* p = device::deviceAlloc(size);
+  if (!p) {
+    std::lock_guard<std::mutex> lock(P.mu);
+    P.live -= size;
+  }
+  return p;
 }
 
 void scratchFree(void* p, size_t bytes) {
@@ -93,6 +121,7 @@ void scratchFree(void* p, size_t bytes) {
       P.kept += size;
       return;
     }
+    P.live -= size;
   }
   device::deviceFree(p);
 }

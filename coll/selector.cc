@@ -557,17 +557,16 @@ namespace {
 // buffers (mem = kDevice: run() does not look again), otherwise on host
 // twins of them, copied back when it completes (at once when it completed
 // inside run(), else by the request's finish(), before its onComplete hook).
-Status runDevice(const CollArgs& args, Request** out) {
-  CollArgs d = args;
-  d.mem = device::MemKind::kDevice;
-  if (selectDevice(d)) return run(d, out);
-  if (args.comm->rank() == 0 && log::enabled("coll"))
-    log::debug("coll", "%s: %s, %zu bytes, %d ranks: device buffers staged through host memory",
-               args.comm->name().empty() ? "communicator" : args.comm->name().c_str(),
-               collectiveName(args.coll), args.bytes, args.comm->size());
+// The staged half of runDevice: the call on host twins, copied back when
+// it completes. Also where a device schedule that found no device scratch
+// falls back to (run(), with the tag and number it drew: `args.tagged`).
+Status runStaged(const CollArgs& args, Request** out) {
   CollArgs h;
   std::unique_ptr<device::Stage> stage;
   LOOM_TRY(stageCall(args, &h, &stage));
+  h.tagged = args.tagged;
+  h.tag = args.tag;
+  h.call = args.call;
   LOOM_TRY(run(h, out));
   Request* r = *out;
   if (r && !r->complete) {
@@ -581,6 +580,17 @@ Status runDevice(const CollArgs& args, Request** out) {
     return Status::ok();
   }
   return st;
+}
+
+Status runDevice(const CollArgs& args, Request** out) {
+  CollArgs d = args;
+  d.mem = device::MemKind::kDevice;
+  if (selectDevice(d)) return run(d, out);
+  if (args.comm->rank() == 0 && log::enabled("coll"))
+    log::debug("coll", "%s: %s, %zu bytes, %d ranks: device buffers staged through host memory",
+               args.comm->name().empty() ? "communicator" : args.comm->name().c_str(),
+               collectiveName(args.coll), args.bytes, args.comm->size());
+  return runStaged(args, out);
 }
 }  // namespace
 
@@ -596,7 +606,7 @@ Status run(const CollArgs& args, Request** out) {
   // A persistent activation brings the tag its init call drew, and has no
   // number in the sequence (CollArgs::persistent).
   CollArgs call = args;
-  if (!args.persistent) {
+  if (!args.persistent && !args.tagged) {
     call.tag = args.comm->nextCollectiveTag();
     call.call = args.comm->collectiveCalls();
   }
@@ -617,7 +627,23 @@ Status run(const CollArgs& args, Request** out) {
   }
   auto s = Schedule::make(args.comm, call.tag);
   s->setSignature(callSignature(args.coll, args.root, args.op));
-  LOOM_TRY(a->build(*s, call));
+  Status built = a->build(*s, call);
+  if (!built.isOk() && built.code() == MPI_ERR_NO_MEM && call.mem == device::MemKind::kDevice) {
+    // No device scratch (LOOM_COLL_DEVICE_SCRATCH_MAX, or the device is
+    // full): the same algorithm on host twins, with this call's tag, so the
+    // messages still match the other ranks'.
+    log::debug("coll", "%s: %s: %s; staged through host memory instead",
+               args.comm->name().empty() ? "communicator" : args.comm->name().c_str(),
+               collectiveName(args.coll), built.message().c_str());
+    s.reset();
+    CollArgs again = args;
+    again.mem = device::MemKind::kHost;
+    again.tagged = true;
+    again.tag = call.tag;
+    again.call = call.call;
+    return runStaged(again, out);
+  }
+  LOOM_TRY(built);
   if (ctx) {
     ctx->signCall(call.call, args.coll, args.root, args.bytes);
     auto* c = new (s->scratch(sizeof(CallCheck)))

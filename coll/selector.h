@@ -83,6 +83,9 @@ struct CollArgs {
   // step with the communicator's call sequence) and the ranks' call
   // descriptions are not compared by number (the signature still is).
   bool persistent = false;
+  // The tag and number are drawn already (a call that falls back from its
+  // device schedule to host twins keeps the ones it drew): run() draws none.
+  bool tagged = false;
   // Where this rank's buffers are: kDevice when any buffer the call uses
   // here is GPU memory. run() first offers such a call as it is to the
   // algorithms that take device buffers (Algorithm::deviceBuffers); when

@@ -136,6 +136,10 @@ constexpr Param kParams[] = {
     {"LOOM_COLL_DEVICE_NATIVE", "1",
      "Collectives on device buffers run natively where an algorithm takes them (reductions on "
      "the device); 0 stages every one through host memory"},
+    {"LOOM_COLL_DEVICE_SCRATCH_MAX", "0",
+     "Most bytes of device memory the collectives on device buffers hold as scratch (in use and "
+     "cached); a call whose scratch does not fit, or that the device refuses, runs staged through "
+     "host memory instead of failing; 0: no limit but the device's"},
     {"LOOM_STREAM_TWINS", "0",
      "1: operations queued on a GPU stream (MPIX_*_enqueue) run on host copies of their device "
      "buffers; 0: on the device buffers themselves, with the device algorithms"},
