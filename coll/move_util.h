@@ -18,6 +18,7 @@
 #include "coll/schedule.h"
 #include "coll/selector.h"
 #include "core/datatype.h"
+#include "core/device.h"
 
 namespace loom::coll::move {
 
@@ -85,6 +86,15 @@ inline void scheduleCopy(Schedule& s, const Block& src, const Block& dst) {
 inline void scheduleCopyAfterPosting(Schedule& s, const Block& src, const Block& dst) {
   if (src.bytes() == 0 || sameBlock(src, dst)) return;
   s.localAfterPosting([src, dst] { copyBlock(src, dst); });
+}
+
+// The same copy of contiguous blocks in device memory (a call on device
+// buffers): a device step of the round, beside its messages.
+inline void scheduleDeviceCopy(Schedule& s, const Block& src, const Block& dst) {
+  if (src.bytes() == 0 || sameBlock(src, dst)) return;
+  s.device([src, dst](device::Stream st) {
+    return device::copyAsync(dst.ptr + dst.type->trueLb(), src.ptr + src.type->trueLb(), src.bytes(), st);
+  });
 }
 
 inline void sendBlock(Schedule& s, const Block& b, int peer) { s.send(b.ptr, b.count, b.type, peer); }

@@ -146,6 +146,20 @@ constexpr Rule kRules[] = {
     {Collective::kScatter, kAny, 1, kAnyRanks, false, "linear"},
     {Collective::kGatherv, kAny, 1, kAnyRanks, false, "linear"},
     {Collective::kScatterv, kAny, 1, kAnyRanks, false, "linear"},
+    // Device buffers: where the host rules give linear (blocks above 16 KiB,
+    // not oversubscribed; gatherv and scatterv always) the root receives or
+    // sends the blocks as they are (CUDA IPC on a node, the pinned pipeline
+    // between nodes) and copies its own on the device: native. Shared
+    // memory and the trees (through packed host scratch): staged, also the
+    // sizes where an oversubscribed node may pick shared memory.
+    onDeviceOversubscribed(Collective::kGather, 16384, kStaged),
+    onDeviceOversubscribed(Collective::kScatter, 65536, kStaged),
+    onDevice(Collective::kGather, 16384, 1, kAnyRanks, false, kStaged),
+    onDevice(Collective::kScatter, 16384, 1, kAnyRanks, false, kStaged),
+    onDevice(Collective::kGather, kAny, 1, kAnyRanks, false, "linear"),
+    onDevice(Collective::kScatter, kAny, 1, kAnyRanks, false, "linear"),
+    onDevice(Collective::kGatherv, kAny, 1, kAnyRanks, false, "linear"),
+    onDevice(Collective::kScatterv, kAny, 1, kAnyRanks, false, "linear"),
     // Several nodes: leaders exchange whole nodes in log2 N steps; its node
     // broadcast copies the whole result log2 m times, so the ring catches
     // up near 10 KB blocks (2 nodes of 8): up to 8 KiB blocks.

@@ -10,6 +10,8 @@
 // bytes; the receives are concurrent, so on one node the senders' copies
 // overlap. No intermediate copies, which is why it wins for large blocks.
 // Restrictions: none; any p, root, counts (zero counts are empty messages).
+// Device buffers (contiguous types, moveDeviceSupports): the messages move
+// them as they are; the root's own block is a device copy.
 #include "coll/algorithms.h"
 #include "coll/move_util.h"
 
@@ -33,10 +35,13 @@ Status gatherLinear(Schedule& s, const CollArgs& a) {
   }
   for (int i = 0; i < p; ++i)
     if (i != r) move::recvBlock(s, rootBlock(a, i), i);
-  if (!a.inPlace)
-    move::scheduleCopyAfterPosting(
-        s, move::Block{static_cast<char*>(const_cast<void*>(a.sendbuf)), a.count, a.type},
-        rootBlock(a, r));
+  if (!a.inPlace) {
+    const move::Block own{static_cast<char*>(const_cast<void*>(a.sendbuf)), a.count, a.type};
+    if (a.mem == device::MemKind::kDevice)
+      move::scheduleDeviceCopy(s, own, rootBlock(a, r));
+    else
+      move::scheduleCopyAfterPosting(s, own, rootBlock(a, r));
+  }
   s.endRound();
   return Status::ok();
 }

@@ -10,6 +10,8 @@
 // Cost: (p - 1) * alpha + (p - 1) * m * beta at the root for blocks of m
 // bytes, no intermediate copies: the choice for large blocks.
 // Restrictions: none; any p, root, counts (zero counts are empty messages).
+// Device buffers (contiguous types, moveDeviceSupports): the messages move
+// them as they are; the root's own block is a device copy.
 #include "coll/algorithms.h"
 #include "coll/move_util.h"
 
@@ -35,7 +37,12 @@ Status scatterLinear(Schedule& s, const CollArgs& a) {
   }
   for (int i = 0; i < p; ++i)
     if (i != r) move::sendBlock(s, rootBlock(a, i), i);
-  if (!a.inPlace) move::scheduleCopyAfterPosting(s, rootBlock(a, r), mine);
+  if (!a.inPlace) {
+    if (a.mem == device::MemKind::kDevice)
+      move::scheduleDeviceCopy(s, rootBlock(a, r), mine);
+    else
+      move::scheduleCopyAfterPosting(s, rootBlock(a, r), mine);
+  }
   s.endRound();
   return Status::ok();
 }

@@ -528,8 +528,15 @@ TEST_F(CollDevice, DeviceRulesPickAsDocumented) {
                {Collective::kBcast, c6[0], 65536, nullptr},
                {Collective::kBcast, c6[0], 65537, "binomial"},
                {Collective::kBcast, c8[0], 1 << 20, "scatter_allgather"},
-               {Collective::kScatter, c6[0], 1 << 20, nullptr}};
-  std::vector<int> ones(64, 1);
+               {Collective::kScatter, c6[0], 16384, nullptr},
+               {Collective::kScatter, c6[0], 16385, "linear"},
+               {Collective::kScatter, c6[0], 1 << 20, "linear"},
+               {Collective::kGather, c8[0], 16384, nullptr},
+               {Collective::kGather, c8[0], 1 << 20, "linear"},
+               {Collective::kGatherv, c6[0], 64, "linear"},
+               {Collective::kScatterv, c6[0], 64, "linear"},
+               {Collective::kReduce, c6[0], 1 << 20, nullptr}};
+  std::vector<int> ones(64, 1), zeros(64, 0);
   for (const Case& k : cases) {
     CollArgs a;
     a.coll = k.coll;
@@ -539,6 +546,9 @@ TEST_F(CollDevice, DeviceRulesPickAsDocumented) {
     a.op = op(MPI_SUM);
     a.count = a.recvCount = 1;
     a.recvCounts = ones.data();
+    a.sendCounts = ones.data();
+    a.recvDispls = zeros.data();
+    a.sendDispls = zeros.data();
     a.bytes = k.bytes;
     a.mem = dev::MemKind::kDevice;
     const Algorithm* alg = loom::coll::selectDevice(a);
