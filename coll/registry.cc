@@ -91,8 +91,8 @@ constexpr Algorithm kAlgorithms[] = {
     // ---- end data movement ----
     // ---- begin reductions (reduce, allreduce, reduce_scatter, scan, exscan) ----
     {Collective::kReduce, "binomial",
-     "binomial tree rotated to the root, log p rounds; commutative ops", reductionCommutative,
-     reduceBinomial},
+     "binomial tree rotated to the root, log p rounds; commutative ops; device buffers",
+     commutativeDeviceSupports, reduceBinomial, nullptr, true},
     {Collective::kReduce, "linear", "chain p-1 -> ... -> 0 -> root in rank order; any op",
      nullptr, reduceLinear},
     {Collective::kAllreduce, "recursive_doubling",

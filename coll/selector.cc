@@ -261,6 +261,15 @@ constexpr Rule kRules[] = {
     {Collective::kReduce, 16384, 2, 64, false, "shm", 1, 1},
     {Collective::kReduce, kAny, 1, kAnyRanks, false, "binomial"},
     {Collective::kReduce, kAny, 1, kAnyRanks, false, "linear"},
+    // Device buffers: above 64 KiB on one node the host rules give the
+    // binomial tree, whose device form receives children's partials into
+    // device scratch and folds them with the kernels: native. Below, when
+    // oversubscribed (shared memory) and on several nodes (hierarchical):
+    // staged. Non-commutative ops: linear, staged.
+    onDeviceOversubscribed(Collective::kReduce, 65536, kStaged),
+    onDevice(Collective::kReduce, 65536, 1, kAnyRanks, false, kStaged),
+    onDeviceNodes(Collective::kReduce, kAny, kStaged, 2),
+    onDevice(Collective::kReduce, kAny, 1, kAnyRanks, false, "binomial"),
     // Several nodes: local tree reduce, leaders' recursive doubling, local
     // bcast; it saves the m concurrent flows per node and network step of
     // the flat algorithms, but its trees move the whole vector 2 log2 m

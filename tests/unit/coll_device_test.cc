@@ -535,7 +535,8 @@ TEST_F(CollDevice, DeviceRulesPickAsDocumented) {
                {Collective::kGather, c8[0], 1 << 20, "linear"},
                {Collective::kGatherv, c6[0], 64, "linear"},
                {Collective::kScatterv, c6[0], 64, "linear"},
-               {Collective::kReduce, c6[0], 1 << 20, nullptr}};
+               {Collective::kReduce, c6[0], 65536, nullptr},
+               {Collective::kReduce, c6[0], 1 << 20, "binomial"}};
   std::vector<int> ones(64, 1), zeros(64, 0);
   for (const Case& k : cases) {
     CollArgs a;
