@@ -6,7 +6,6 @@ Loom is found as at import (LOOM_PREFIX, else the `loomrun` on PATH) and its
 prefix is recorded in torch_loom/_prefix.py, so the installed package needs
 neither at run time and its first import compiles nothing."""
 import os
-import shutil
 import sys
 
 from setuptools import setup
@@ -23,19 +22,16 @@ except ImportError:
 
 
 def loom_prefix():
-    cands = []
-    if os.environ.get("LOOM_PREFIX"):
-        cands.append(os.environ["LOOM_PREFIX"])
-    loomrun = shutil.which("loomrun")
-    if loomrun:
-        cands.append(os.path.dirname(os.path.dirname(os.path.realpath(loomrun))))
-    for c in cands:
-        if os.path.isfile(os.path.join(c, "include", "mpi.h")) and \
-           os.path.exists(os.path.join(c, "lib", "libloom.so")):
-            return os.path.abspath(c)
-    sys.exit("torch_loom: cannot find Loom (include/mpi.h and lib/libloom.so): set LOOM_PREFIX to "
-             "Loom's build or install directory, or put its bin/ (loomrun) on PATH; tried "
-             + (", ".join(cands) or "nothing"))
+    # torch_loom/_build.py alone (importing the package would start MPI).
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "torch_loom_build", os.path.join(here, "torch_loom", "_build.py"))
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    try:
+        return build.loom_prefix()
+    except RuntimeError as e:
+        sys.exit(str(e))
 
 
 prefix = loom_prefix()

@@ -159,15 +159,7 @@ void LoomWork::fail(const std::string& why) {
   }
   // keep and holds stay: the requests or the stream may still use them.
   epilogue = nullptr;
-  error_ = err;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    completed_ = true;
-    exception_ = err;
-  }
-  done_.store(true, std::memory_order_release);
-  cv_.notify_all();
-  future_->setError(err);
+  settle(err);
 }
 
 void LoomWork::complete() {
@@ -182,6 +174,10 @@ void LoomWork::complete() {
   keep.clear();
   holds.clear();
   if (anySource) source_ = devStatus.MPI_SOURCE;
+  settle(err);
+}
+
+void LoomWork::settle(std::exception_ptr err) {
   error_ = err;
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -127,6 +127,7 @@ class LoomWork : public c10d::Work {
 
  private:
   friend class Engine;
+  void settle(std::exception_ptr err);  // done (err null) or failed: waiters, the future
 
   std::vector<at::Tensor> outputs_;
   c10::intrusive_ptr<c10::ivalue::Future> future_;

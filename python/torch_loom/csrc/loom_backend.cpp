@@ -601,7 +601,6 @@ class LoomBackend : public c10d::Backend {
     at::Tensor send = contig(in);
     int n = bytesOf(send);
     const void* s = send.data_ptr();
-    const int me = rank_, size = size_;
     if (rank_ != root) {
       TORCH_CHECK(outs.empty() || outs[0].empty(), "loom: gather output list given on a non-root rank");
       auto w = newWork(OpType::GATHER, {}, "MPI_Igather", in.device());
@@ -632,16 +631,7 @@ class LoomBackend : public c10d::Backend {
       }});
     }
     if (n) flat.narrow(0, static_cast<int64_t>(root) * n, n).copy_(send.reshape({-1}).view(at::kByte));
-    auto reqs = std::make_shared<std::vector<MPI_Request>>(size_, MPI_REQUEST_NULL);
-    w->holds.push_back(reqs);
-    return launch(w, {[=](const Ctx& c) {
-      for (int i = 0; i < size; ++i) {
-        if (i == me) continue;
-        int rc = MPIX_Irecv_enqueue(r + static_cast<int64_t>(i) * n, n, MPI_BYTE, i, 0, c.p2p, &(*reqs)[i]);
-        if (rc != MPI_SUCCESS) return rc;
-      }
-      return MPIX_Waitall_enqueue(size, reqs->data(), MPI_STATUSES_IGNORE);
-    }});
+    return launch(w, {rootMessages(*w, false, r, n)});
   }
 
   WorkPtr scatter(std::vector<at::Tensor>& outs, std::vector<std::vector<at::Tensor>>& ins,
@@ -669,7 +659,6 @@ class LoomBackend : public c10d::Backend {
     }
     const char* s = send.defined() ? static_cast<const char*>(send.data_ptr()) : nullptr;
     void* r = buf.data_ptr();
-    const int me = rank_, size = size_;
     if (!isAccelerator(out.device())) {
       return launch(w, {[=](const Ctx& c) {
         return MPI_Iscatter(s, n, MPI_BYTE, r, n, MPI_BYTE, root, c.comm, c.req);
@@ -681,16 +670,7 @@ class LoomBackend : public c10d::Backend {
       }});
     }
     if (n) buf.reshape({-1}).view(at::kByte).copy_(send.view(at::kByte).narrow(0, static_cast<int64_t>(root) * n, n));
-    auto reqs = std::make_shared<std::vector<MPI_Request>>(size_, MPI_REQUEST_NULL);
-    w->holds.push_back(reqs);
-    return launch(w, {[=](const Ctx& c) {
-      for (int i = 0; i < size; ++i) {
-        if (i == me) continue;
-        int rc = MPIX_Isend_enqueue(s + static_cast<int64_t>(i) * n, n, MPI_BYTE, i, 0, c.p2p, &(*reqs)[i]);
-        if (rc != MPI_SUCCESS) return rc;
-      }
-      return MPIX_Waitall_enqueue(size, reqs->data(), MPI_STATUSES_IGNORE);
-    }});
+    return launch(w, {rootMessages(*w, true, const_cast<char*>(s), n)});
   }
 
   WorkPtr alltoall_base(at::Tensor& out, at::Tensor& in, std::vector<int64_t>& outSplits,
@@ -989,6 +969,26 @@ class LoomBackend : public c10d::Backend {
       if (counts[i] == 0) continue;
       d.copy_(flat.narrow(0, displs[i], counts[i]).view(d.scalar_type()).view(d.sizes()));
     }
+  }
+
+  // The root's side of gather (receives) or scatter (sends) on device
+  // tensors: one message of `n` bytes per other rank, at base + i * n, then
+  // one wait for all of them, queued on the gather/scatter stream
+  // communicator.
+  Call rootMessages(LoomWork& w, bool send, char* base, int n) {
+    auto reqs = std::make_shared<std::vector<MPI_Request>>(size_, MPI_REQUEST_NULL);
+    w.holds.push_back(reqs);
+    const int me = rank_, size = size_;
+    return [=](const Ctx& c) {
+      for (int i = 0; i < size; ++i) {
+        if (i == me) continue;
+        char* at = base + static_cast<int64_t>(i) * n;
+        int rc = send ? MPIX_Isend_enqueue(at, n, MPI_BYTE, i, 0, c.p2p, &(*reqs)[i])
+                      : MPIX_Irecv_enqueue(at, n, MPI_BYTE, i, 0, c.p2p, &(*reqs)[i]);
+        if (rc != MPI_SUCCESS) return rc;
+      }
+      return MPIX_Waitall_enqueue(size, reqs->data(), MPI_STATUSES_IGNORE);
+    };
   }
 
   Call allgatherBase(LoomWork& w, at::Tensor& out, at::Tensor& in) {
