@@ -687,16 +687,8 @@ class LoomBackend : public c10d::Backend {
     at::Tensor buf = (out.is_contiguous() && !overlaps(out, send)) ? out : at::empty_like(out, at::MemoryFormat::Contiguous);
     copyBackEpilogue(*w, out, buf);
     w->keep.push_back(send);
-    auto psc = held(std::move(sc)), psd = held(std::move(sd)), prc = held(std::move(rc)), prd = held(std::move(rd));
-    w->holds = {psc, psd, prc, prd};
-    const void* s = send.data_ptr();
-    void* r = buf.data_ptr();
-    return launch(w, {[=](const Ctx& c) {
-      return c.dev ? MPIX_Alltoallv_enqueue(s, psc->data(), psd->data(), MPI_BYTE, r, prc->data(), prd->data(),
-                                            MPI_BYTE, c.comm)
-                   : MPI_Ialltoallv(s, psc->data(), psd->data(), MPI_BYTE, r, prc->data(), prd->data(),
-                                    MPI_BYTE, c.comm, c.req);
-    }});
+    return launch(w, {alltoallvBytes(*w, send.data_ptr(), std::move(sc), std::move(sd), buf.data_ptr(),
+                                      std::move(rc), std::move(rd))});
   }
 
   WorkPtr alltoall(std::vector<at::Tensor>& outs, std::vector<at::Tensor>& ins,
@@ -724,16 +716,8 @@ class LoomBackend : public c10d::Backend {
     w->keep = {send, flat};
     std::vector<at::Tensor> dst = outs;
     w->epilogue = [dst, flat, rc, rd] { unflatten(flat, dst, rc, rd); };
-    auto psc = held(std::move(sc)), psd = held(std::move(sd)), prc = held(std::move(rc)), prd = held(std::move(rd));
-    w->holds = {psc, psd, prc, prd};
-    const void* s = send.data_ptr();
-    void* r = flat.data_ptr();
-    return launch(w, {[=](const Ctx& c) {
-      return c.dev ? MPIX_Alltoallv_enqueue(s, psc->data(), psd->data(), MPI_BYTE, r, prc->data(), prd->data(),
-                                            MPI_BYTE, c.comm)
-                   : MPI_Ialltoallv(s, psc->data(), psd->data(), MPI_BYTE, r, prc->data(), prd->data(),
-                                    MPI_BYTE, c.comm, c.req);
-    }});
+    return launch(w, {alltoallvBytes(*w, send.data_ptr(), std::move(sc), std::move(sd), flat.data_ptr(),
+                                      std::move(rc), std::move(rd))});
   }
 
   // The host waits in a barrier, on any group (NCCL's barrier also blocks
@@ -988,6 +972,20 @@ class LoomBackend : public c10d::Backend {
         if (rc != MPI_SUCCESS) return rc;
       }
       return MPIX_Waitall_enqueue(size, reqs->data(), MPI_STATUSES_IGNORE);
+    };
+  }
+
+  // MPI_Ialltoallv / MPIX_Alltoallv_enqueue of bytes; the count and
+  // displacement arrays stay with the Work until it is done.
+  static Call alltoallvBytes(LoomWork& w, const void* s, std::vector<int> sc, std::vector<int> sd, void* r,
+                             std::vector<int> rc, std::vector<int> rd) {
+    auto psc = held(std::move(sc)), psd = held(std::move(sd)), prc = held(std::move(rc)), prd = held(std::move(rd));
+    w.holds.insert(w.holds.end(), {psc, psd, prc, prd});
+    return [=](const Ctx& c) {
+      return c.dev ? MPIX_Alltoallv_enqueue(s, psc->data(), psd->data(), MPI_BYTE, r, prc->data(), prd->data(),
+                                            MPI_BYTE, c.comm)
+                   : MPI_Ialltoallv(s, psc->data(), psd->data(), MPI_BYTE, r, prc->data(), prd->data(),
+                                    MPI_BYTE, c.comm, c.req);
     };
   }
 
