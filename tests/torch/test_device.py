@@ -324,3 +324,59 @@ def test_timeout_on_device(world):
     if rank == last:
         dist.all_reduce(dev(torch.ones(8)), group=g)  # the others' op ends with this one
     sync_all()
+
+
+def test_coalesced_noncontiguous_receive(world):
+    """The copy back of a receive staged for a non-contiguous tensor runs
+    after the group's wait, not before its data arrived."""
+    rank, n, _ = world
+    if n < 2:
+        pytest.skip("needs 2 ranks")
+    nxt, prv = (rank + 1) % n, (rank - 1) % n
+    base = dev(torch.zeros(4, 6))
+    send = dev(torch.full((4, 3), rank + 1.0))
+    if rank % 2:
+        time.sleep(0.3)  # the even ranks' receives wait for data a while
+    ops = [dist.P2POp(dist.isend, send, nxt), dist.P2POp(dist.irecv, base[:, ::2], prv)]
+    for w in dist.batch_isend_irecv(ops):
+        w.wait()
+    check(base[:, ::2], torch.full((4, 3), prv + 1.0))
+    check(base[:, 1::2], torch.zeros(4, 3))
+
+
+def test_future_of_a_done_op_waits_for_nothing_later(world):
+    """An op's future, once done, does not make its consumers wait for ops
+    queued after it (one still waiting for a peer here)."""
+    rank, n, _ = world
+    if n < 2:
+        pytest.skip("needs 2 ranks")
+    last = n - 1
+    t1, t2 = dev(torch.ones(4)), dev(torch.ones(4))
+    stream_sleep(300)  # op 2 is queued before op 1 completes
+    t0 = time.monotonic()
+    fut = dist.all_reduce(t1, async_op=True).get_future()
+    if rank != last:
+        w2 = dist.all_reduce(t2, async_op=True)  # the last rank joins 1.5 s later
+        fut.wait()
+        check(fut.value()[0], torch.full((4,), float(n)))
+        dt = time.monotonic() - t0
+        assert dt < 1.2, f"op 1's result took {dt:.2f} s: it waited for op 2"
+        w2.wait()
+    else:
+        fut.wait()
+        time.sleep(1.5)
+        dist.all_reduce(t2)
+    check(t2, torch.full((4,), float(n)))
+
+
+def test_error_inside_a_coalesced_group(world):
+    """An op that raises inside _coalescing_manager abandons the group; the
+    group's later ops run on their own."""
+    rank, n, _ = world
+    with pytest.raises(RuntimeError, match="one device"):
+        with dist._coalescing_manager(device=torch.device(DEV), async_ops=True):
+            dist.all_reduce(dev(torch.ones(3)))
+            dist.all_reduce(torch.ones(3))  # a CPU tensor in a device group: refused
+    t = dev(torch.ones(3))
+    dist.all_reduce(t)
+    check(t, torch.full((3,), float(n)))

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cctype>
+#include <thread>
 #include <cstdio>
 
 namespace torch_loom {
@@ -23,6 +24,17 @@ std::string mpiErrorText(int rc, const char* what) {
 
 void checkMpi(int rc, const char* what) {
   if (rc != MPI_SUCCESS) TORCH_CHECK(false, mpiErrorText(rc, what));
+}
+
+// The message of an exception, for a Work's error.
+std::string whatOf(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    return std::string("loom: a device operation failed: ") + x.what();
+  } catch (...) {
+    return "loom: a device operation failed";
+  }
 }
 
 // ---------------------------------------------------------------- GroupState
@@ -102,9 +114,12 @@ std::exception_ptr LoomWork::exception() const {
 }
 
 int LoomWork::sourceRank() const {
-  if (device_ && anySource && end && !done_.load(std::memory_order_acquire)) {
-    // The sender is known once the stream got there: the host waits here.
-    end->synchronize();
+  if (device_ && anySource && end) {
+    // The sender is known once the stream got there: the host waits here,
+    // until then or until the Work fails (a timeout, an abort).
+    while (!done_.load(std::memory_order_acquire) && !end->query())
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    if (error_) std::rethrow_exception(error_);
     return devStatus.MPI_SOURCE;
   }
   TORCH_CHECK(done_.load(std::memory_order_acquire),
@@ -128,8 +143,18 @@ void LoomWork::synchronize() {
 
 bool LoomWork::wait(std::chrono::milliseconds timeout) {
   if (device_) {
-    synchronize();
     if (done_.load(std::memory_order_acquire) && error_) std::rethrow_exception(error_);
+    if (timeout != kNoTimeout) {
+      // A bounded wait blocks the host, as NCCL's does, and raises at the end.
+      const auto until = std::chrono::steady_clock::now() + timeout;
+      while (!isCompleted()) {
+        TORCH_CHECK(std::chrono::steady_clock::now() < until, "loom: Work::wait timed out after ",
+                    timeout.count(), " ms (", what, ")");
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+      if (error_) std::rethrow_exception(error_);
+    }
+    synchronize();
     return true;
   }
   using Clock = std::chrono::steady_clock;
@@ -188,9 +213,10 @@ void LoomWork::settle(std::exception_ptr err) {
   cv_.notify_all();
   if (err) {
     future_->setError(err);
-  } else if (device_ && stream) {
-    // The future's event goes on the communication stream, past the op.
-    c10::StreamGuard guard(*stream);
+  } else if (device_ && idleStream) {
+    // The op is done on the device: the future's event goes on a stream
+    // with nothing queued, so its consumers wait for nothing else.
+    c10::StreamGuard guard(*idleStream);
     future_->markCompleted(c10::IValue(outputs_));
   } else {
     future_->markCompleted(c10::IValue(outputs_));
@@ -204,7 +230,14 @@ Engine& Engine::get() {
   return *engine;
 }
 
+void Engine::addZombieLocked(c10::intrusive_ptr<LoomWork> w) {
+  w->claimed_ = true;
+  w->registered = true;
+  zombies_.push_back(std::move(w));
+}
+
 void Engine::addPendingLocked(c10::intrusive_ptr<LoomWork> w) {
+  w->registered = true;
   pending_.push_back(std::move(w));
   npending_.store(pending_.size());
 }
@@ -217,7 +250,7 @@ void Engine::kick() {
 }
 
 bool Engine::testLocked(LoomWork* w) {
-  if (w->device()) return !w->end || w->end->query();
+  if (w->device()) return w->end && w->end->query();
   int flag = 0;
   int rc;
   if (w->reqs.size() == 1) {
@@ -237,13 +270,21 @@ bool Engine::testLocked(LoomWork* w) {
 
 bool Engine::poll(LoomWork* w) {
   bool mine = false;
+  std::exception_ptr broken;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (w->claimed_) return w->done_.load(std::memory_order_acquire);
-    if (testLocked(w)) {
-      w->claimed_ = true;  // the progress thread drops it from pending_
+    if (w->claimed_ || !w->registered) return w->done_.load(std::memory_order_acquire);
+    try {
+      mine = testLocked(w);
+    } catch (...) {  // a device error (a sticky CUDA fault, ...)
+      broken = std::current_exception();
       mine = true;
     }
+    if (mine) w->claimed_ = true;  // the progress thread drops it from pending_
+  }
+  if (broken) {
+    w->fail(whatOf(broken));
+    return true;
   }
   if (mine) w->complete();
   return mine;
@@ -321,7 +362,7 @@ std::string timeoutText(LoomWork& w) {
             std::to_string(g.size) + " ranks)";
   else
     text += " (point to point, group '" + g.name + "')";
-  text += " did not complete within " + std::to_string(g.timeout.count()) + " ms on group rank " +
+  text += " did not complete within " + std::to_string(g.timeoutMs.load()) + " ms on group rank " +
           std::to_string(g.rank);
   if (w.seq) {
     g.publish(true);
@@ -335,6 +376,7 @@ std::string timeoutText(LoomWork& w) {
 void Engine::run() {
   using Clock = std::chrono::steady_clock;
   std::vector<c10::intrusive_ptr<LoomWork>> finished, timedOut;
+  std::vector<std::pair<c10::intrusive_ptr<LoomWork>, std::string>> broken;
   // Works a waiter already finished: their last reference may be ours, and
   // dropping it can release tensors, which takes the GIL. That must happen
   // after mu_ is released: a Python thread holding the GIL may be waiting
@@ -350,7 +392,13 @@ void Engine::run() {
       const auto now = Clock::now();
       // Failed Works go once their requests or streams are done.
       for (size_t i = 0; i < zombies_.size();) {
-        if (testLocked(zombies_[i].get())) {
+        bool over;
+        try {
+          over = testLocked(zombies_[i].get());
+        } catch (...) {
+          over = true;  // the device says no more: let it go
+        }
+        if (over) {
           dropped.push_back(std::move(zombies_[i]));
           zombies_[i] = std::move(zombies_.back());
           zombies_.pop_back();
@@ -364,7 +412,16 @@ void Engine::run() {
           dropped.push_back(std::move(pending_[i]));
           continue;
         }
-        if (testLocked(w)) {
+        bool ok;
+        try {
+          ok = testLocked(w);
+        } catch (...) {
+          w->claimed_ = true;
+          zombies_.push_back(pending_[i]);
+          broken.emplace_back(std::move(pending_[i]), whatOf(std::current_exception()));
+          continue;
+        }
+        if (ok) {
           w->claimed_ = true;
           finished.push_back(std::move(pending_[i]));
           continue;
@@ -382,16 +439,34 @@ void Engine::run() {
       pending_.resize(kept);
       npending_.store(kept);
     }
-    for (auto& w : finished) w->complete();
+    for (auto& w : finished) {
+      try {
+        w->complete();
+      } catch (...) {  // the future's event (a device error): the future fails
+        try {
+          auto f = w->getFuture();
+          if (!f->completed()) f->setError(std::current_exception());
+        } catch (...) {
+        }
+      }
+    }
     for (auto& w : timedOut) {
-      std::string why = timeoutText(*w);
+      std::string why;
+      try {
+        why = timeoutText(*w);
+      } catch (...) {
+        why = std::string("loom: ") + w->what + " timed out (its description failed: " +
+              whatOf(std::current_exception()) + ")";
+      }
       std::fprintf(stderr, "%s\n", why.c_str());
       w->group->abort(why);
       w->fail(why);
     }
-    const bool busy = !finished.empty() || !timedOut.empty();
+    for (auto& [w, why] : broken) w->fail(why);
+    const bool busy = !finished.empty() || !timedOut.empty() || !broken.empty();
     finished.clear();
     timedOut.clear();
+    broken.clear();
     dropped.clear();
     publishGroups();
     if (npending_.load() > 0 || busy) {

@@ -40,6 +40,8 @@ namespace torch_loom {
 std::string mpiErrorText(int rc, const char* what);
 // Throws a RuntimeError (c10::Error) with mpiErrorText when rc != MPI_SUCCESS.
 void checkMpi(int rc, const char* what);
+// "loom: a device operation failed: <e's message>".
+std::string whatOf(std::exception_ptr e);
 
 // A Work on CPU tensors completes when its MPI requests do. A Work on
 // device tensors (device() set) was queued on the group's communication
@@ -56,7 +58,9 @@ struct GroupState {
   std::string name;  // torch's group name
   int rank = 0;
   int size = 0;
-  std::chrono::milliseconds timeout{0};   // of every op (0: none)
+  // Of every op in ms (0: none); setTimeout may change it while the
+  // progress thread reads it.
+  std::atomic<int64_t> timeoutMs{0};
   c10::intrusive_ptr<c10d::Store> store;  // a clone for the progress thread; may be null
   std::atomic<uint64_t> issued{0};        // collectives this rank started
   // The progress thread's: what it published last, and when.
@@ -108,6 +112,9 @@ class LoomWork : public c10d::Work {
   // any source writes when the stream gets there.
   std::unique_ptr<c10::Event> end;
   std::optional<c10::Stream> stream;
+  // A stream with nothing queued: the future's event goes there (on the
+  // communication stream it would wait for the ops queued after this one).
+  std::optional<c10::Stream> idleStream;
   MPI_Status devStatus{};
   bool anySource = false;
 
@@ -120,6 +127,11 @@ class LoomWork : public c10d::Work {
   // Fails the Work with `why` (a timeout, an abort): it is done, its
   // waiters raise, its future holds the error. Exactly once, like complete().
   void fail(const std::string& why);
+  // Set when the Work is handed to the engine: before that (an open
+  // coalesced group) nothing completes it.
+  bool registered = false;
+  // A collective (counted in its group when it is started, not before).
+  bool collective = false;
 
   // Runs the epilogue, marks the Work done and completes its future (the
   // engine, once the requests or the stream are done; exactly once).
@@ -166,6 +178,10 @@ class Engine {
 
   // The progress thread publishes these groups' counts (GroupState::publish).
   void addGroup(const std::shared_ptr<GroupState>& g);
+  // A Work that failed before it reached the engine (an error after some
+  // of its operations were started): kept, with its buffers, until those
+  // are done. Call with mpi() held.
+  void addZombieLocked(c10::intrusive_ptr<LoomWork> w);
   // Fails every pending Work of `g` with `why` (abort()); they stay in the
   // engine, unclaimed by anyone, until their requests or streams are done.
   void abortGroup(const std::shared_ptr<GroupState>& g, const std::string& why);

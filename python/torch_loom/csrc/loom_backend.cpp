@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <thread>
 #include <climits>
 #include <cstring>
@@ -224,7 +225,7 @@ class LoomBackend : public c10d::Backend {
     g->name = name.empty() ? "?" : name;
     g->rank = rank_;
     g->size = size_;
-    g->timeout = timeout.count() > 0 ? timeout : std::chrono::milliseconds(0);
+    g->timeoutMs = timeout.count() > 0 ? timeout.count() : 0;
     if (store) {
       try {
         g->store = store->clone();  // the progress thread's own connection
@@ -234,11 +235,11 @@ class LoomBackend : public c10d::Backend {
     }
     group_ = g;
     Engine::get().addGroup(g);
-    options_->timeout = g->timeout;
+    options_->timeout = std::chrono::milliseconds(g->timeoutMs.load());
   }
 
   void setTimeout(std::chrono::milliseconds timeout) override {
-    group_->timeout = timeout;
+    group_->timeoutMs = timeout.count() > 0 ? timeout.count() : 0;
     options_->timeout = timeout;
   }
 
@@ -255,7 +256,8 @@ class LoomBackend : public c10d::Backend {
   // at most the group's timeout (10 s without one), then aborts the rest.
   void shutdown() override {
     using Clock = std::chrono::steady_clock;
-    const auto limit = group_->timeout.count() > 0 ? group_->timeout : std::chrono::milliseconds(10000);
+    const int64_t ms = group_->timeoutMs.load();
+    const auto limit = std::chrono::milliseconds(ms > 0 ? ms : 10000);
     const auto until = Clock::now() + limit;
     Engine& engine = Engine::get();
     while (engine.hasPending(group_) && Clock::now() < until)
@@ -301,7 +303,7 @@ class LoomBackend : public c10d::Backend {
                                           const c10::intrusive_ptr<Options>&) override {
     if (std::find(ranks.begin(), ranks.end(), rank_) == ranks.end()) return {};
     auto b = c10::make_intrusive<LoomBackend>(subComm(comm_, ranks), 0, 0, true);
-    b->setGroup(group_->store, group_->timeout, group_->name + "/split");
+    b->setGroup(group_->store, std::chrono::milliseconds(group_->timeoutMs.load()), group_->name + "/split");
     if (dev_) b->bind(dev_->device);  // collective over the new group's members
     return b;
   }
@@ -343,6 +345,7 @@ class LoomBackend : public c10d::Backend {
     if (!d.has_index()) d = impl->getDevice();
     c10::DeviceGuard guard(d);
     auto side = std::make_unique<DeviceSide>(d, impl->getStreamFromGlobalPool(d, /*isHighPriority=*/true));
+    side->idle = impl->getStreamFromGlobalPool(d, /*isHighPriority=*/false);
     void* handle = impl->getStreamNativeHandle(*side->stream);
     std::lock_guard<std::mutex> lock(Engine::get().mpi());
     MPI_Info info;
@@ -364,7 +367,10 @@ class LoomBackend : public c10d::Backend {
   // --- coalescing (dist._coalescing_manager, batch_isend_irecv)
 
   void startCoalescing() override {
-    TORCH_CHECK(!coalescing_, "loom: startCoalescing while a coalesced group is open");
+    // A group left open (an exception inside _coalescing_manager's block
+    // skips endCoalescing): what it queued fails, and this one starts anew.
+    if (coalescing_)
+      abandonCoalescing("loom: a coalesced group was left open (an error inside it?); its ops were abandoned");
     coalescing_ = true;
     coal_.reset();
     coalReqs_.clear();
@@ -372,32 +378,62 @@ class LoomBackend : public c10d::Backend {
 
   WorkPtr endCoalescing() override {
     TORCH_CHECK(coalescing_, "loom: endCoalescing without startCoalescing");
-    coalescing_ = false;
-    auto w = std::move(coal_);
-    coal_.reset();
-    if (!w) {  // nothing was queued: a Work that is already complete
-      w = newWork(OpType::COALESCED, {}, "coalesced group", c10::Device(c10::kCPU));
+    if (!coal_) {  // nothing was queued: a Work that is already complete
+      coalescing_ = false;
+      auto w = newWork(OpType::COALESCED, {}, "coalesced group", c10::Device(c10::kCPU));
       w->complete();
       return w;
     }
     Engine& engine = Engine::get();
-    if (w->device()) {
-      DeviceSide& d = *dev_;
-      {
-        std::lock_guard<std::mutex> lock(engine.mpi());
-        if (!coalReqs_.empty()) {
-          int rc = MPIX_Waitall_enqueue(static_cast<int>(coalReqs_.size()), coalReqs_.data(),
-                                        MPI_STATUSES_IGNORE);
-          coalReqs_.clear();
-          TORCH_CHECK(rc == MPI_SUCCESS, mpiErrorText(rc, "MPIX_Waitall_enqueue"));
-        }
-      }
-      finishOnStream(w, d);
+    if (!coal_->device()) {
+      coalescing_ = false;
+      auto w = std::move(coal_);
+      coal_.reset();
       {
         std::lock_guard<std::mutex> lock(engine.mpi());
         engine.addPendingLocked(w);
       }
-    } else {
+      engine.kick();
+      return w;
+    }
+    DeviceSide& d = *dev_;
+    std::string failure;
+    {
+      std::lock_guard<std::mutex> lock(engine.mpi());
+      if (!coalReqs_.empty()) {
+        int rc = MPIX_Waitall_enqueue(static_cast<int>(coalReqs_.size()), coalReqs_.data(),
+                                      MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS) failure = mpiErrorText(rc, "MPIX_Waitall_enqueue");
+        else coalReqs_.clear();
+      }
+    }
+    if (!failure.empty()) {
+      abandonCoalescing(failure);
+      TORCH_CHECK(false, failure);
+    }
+    coalescing_ = false;
+    auto w = std::move(coal_);
+    coal_.reset();
+    // The ops' epilogues (copies back of the receives, AVG's divide), after
+    // the wait for the group's sends and receives.
+    try {
+      c10::DeviceGuard deviceGuard(d.device);
+      c10::StreamGuard onComm(*d.stream);
+      if (w->epilogue) w->epilogue();
+    } catch (const std::exception& e) {
+      failure = std::string("loom: a coalesced group's epilogue failed: ") + e.what();
+    }
+    w->epilogue = nullptr;
+    finishOnStream(w, d);
+    if (!failure.empty()) {
+      w->fail(failure);
+      {
+        std::lock_guard<std::mutex> lock(engine.mpi());
+        engine.addZombieLocked(w);
+      }
+      TORCH_CHECK(false, failure);
+    }
+    {
       std::lock_guard<std::mutex> lock(engine.mpi());
       engine.addPendingLocked(w);
     }
@@ -408,6 +444,7 @@ class LoomBackend : public c10d::Backend {
   // --- reductions
 
   WorkPtr allreduce(std::vector<at::Tensor>& ts, const c10d::AllreduceOptions& opts) override {
+    OpScope scope(this);
     const at::Tensor& t = single(ts, "allreduce");
     MPI_Datatype type = reduceType(t.scalar_type());
     MPI_Op op = mpiOp(opts.reduceOp, t.scalar_type());
@@ -425,6 +462,7 @@ class LoomBackend : public c10d::Backend {
 
   WorkPtr allreduce_coalesced(std::vector<at::Tensor>& ts,
                               const c10d::AllreduceCoalescedOptions& opts) override {
+    OpScope scope(this);
     auto w = newWork(OpType::ALLREDUCE_COALESCED, ts, "MPI_Iallreduce", placeOf({&ts}, "allreduce_coalesced"));
     std::vector<Call> calls;
     std::vector<std::function<void()>> epis;
@@ -447,6 +485,7 @@ class LoomBackend : public c10d::Backend {
   }
 
   WorkPtr reduce(std::vector<at::Tensor>& ts, const c10d::ReduceOptions& opts) override {
+    OpScope scope(this);
     const at::Tensor& t = single(ts, "reduce");
     int root = checkRoot(opts.rootRank);
     MPI_Datatype type = reduceType(t.scalar_type());
@@ -471,6 +510,7 @@ class LoomBackend : public c10d::Backend {
 
   WorkPtr reduce_scatter(std::vector<at::Tensor>& outs, std::vector<std::vector<at::Tensor>>& ins,
                          const c10d::ReduceScatterOptions& opts) override {
+    OpScope scope(this);
     const at::Tensor& out = single(outs, "reduce_scatter");
     TORCH_CHECK(ins.size() == 1 && static_cast<int>(ins[0].size()) == size_,
                 "loom: reduce_scatter needs one input list of ", size_, " tensors");
@@ -501,12 +541,14 @@ class LoomBackend : public c10d::Backend {
 
   WorkPtr _reduce_scatter_base(at::Tensor& out, at::Tensor& in,
                                const c10d::ReduceScatterOptions& opts) override {
+    OpScope scope(this);
     auto w = newWork(OpType::_REDUCE_SCATTER_BASE, {out}, "MPI_Ireduce_scatter_block", out.device());
     return launch(w, {reduceScatterBlock(*w, out, in, opts.reduceOp)});
   }
 
   WorkPtr reduce_scatter_tensor_coalesced(std::vector<at::Tensor>& outs, std::vector<at::Tensor>& ins,
                                           const c10d::ReduceScatterOptions& opts) override {
+    OpScope scope(this);
     TORCH_CHECK(outs.size() == ins.size(), "loom: reduce_scatter_tensor_coalesced needs as many outputs as inputs");
     auto w = newWork(OpType::_REDUCE_SCATTER_BASE, outs, "MPI_Ireduce_scatter_block",
                      placeOf({&outs, &ins}, "reduce_scatter_tensor_coalesced"));
@@ -524,6 +566,7 @@ class LoomBackend : public c10d::Backend {
   // --- data movement (MPI_BYTE)
 
   WorkPtr broadcast(std::vector<at::Tensor>& ts, const c10d::BroadcastOptions& opts) override {
+    OpScope scope(this);
     const at::Tensor& t = single(ts, "broadcast");
     int root = checkRoot(opts.rootRank);
     auto w = newWork(OpType::BROADCAST, ts, "MPI_Ibcast", t.device());
@@ -539,6 +582,7 @@ class LoomBackend : public c10d::Backend {
 
   WorkPtr allgather(std::vector<std::vector<at::Tensor>>& outs, std::vector<at::Tensor>& ins,
                     const c10d::AllgatherOptions&) override {
+    OpScope scope(this);
     const at::Tensor& in = single(ins, "allgather");
     TORCH_CHECK(outs.size() == 1 && static_cast<int>(outs[0].size()) == size_,
                 "loom: allgather needs one output list of ", size_, " tensors");
@@ -571,12 +615,14 @@ class LoomBackend : public c10d::Backend {
   }
 
   WorkPtr _allgather_base(at::Tensor& out, at::Tensor& in, const c10d::AllgatherOptions&) override {
+    OpScope scope(this);
     auto w = newWork(OpType::_ALLGATHER_BASE, {out}, "MPI_Iallgather", out.device());
     return launch(w, {allgatherBase(*w, out, in)});
   }
 
   WorkPtr allgather_into_tensor_coalesced(std::vector<at::Tensor>& outs, std::vector<at::Tensor>& ins,
                                           const c10d::AllgatherOptions&) override {
+    OpScope scope(this);
     TORCH_CHECK(outs.size() == ins.size(), "loom: allgather_into_tensor_coalesced needs as many outputs as inputs");
     auto w = newWork(OpType::_ALLGATHER_BASE, outs, "MPI_Iallgather",
                      placeOf({&outs, &ins}, "allgather_into_tensor_coalesced"));
@@ -596,6 +642,7 @@ class LoomBackend : public c10d::Backend {
   // group's second stream communicator, the root's own block a device copy.
   WorkPtr gather(std::vector<std::vector<at::Tensor>>& outs, std::vector<at::Tensor>& ins,
                  const c10d::GatherOptions& opts) override {
+    OpScope scope(this);
     const at::Tensor& in = single(ins, "gather");
     int root = checkRoot(opts.rootRank);
     at::Tensor send = contig(in);
@@ -636,6 +683,7 @@ class LoomBackend : public c10d::Backend {
 
   WorkPtr scatter(std::vector<at::Tensor>& outs, std::vector<std::vector<at::Tensor>>& ins,
                   const c10d::ScatterOptions& opts) override {
+    OpScope scope(this);
     const at::Tensor& out = single(outs, "scatter");
     int root = checkRoot(opts.rootRank);
     int n = bytesOf(out);
@@ -675,6 +723,7 @@ class LoomBackend : public c10d::Backend {
 
   WorkPtr alltoall_base(at::Tensor& out, at::Tensor& in, std::vector<int64_t>& outSplits,
                         std::vector<int64_t>& inSplits, const c10d::AllToAllOptions&) override {
+    OpScope scope(this);
     checkTensor(out, "all_to_all_single");
     checkTensor(in, "all_to_all_single");
     TORCH_CHECK(out.scalar_type() == in.scalar_type(), "loom: all_to_all_single dtype mismatch");
@@ -693,6 +742,7 @@ class LoomBackend : public c10d::Backend {
 
   WorkPtr alltoall(std::vector<at::Tensor>& outs, std::vector<at::Tensor>& ins,
                    const c10d::AllToAllOptions&) override {
+    OpScope scope(this);
     TORCH_CHECK(static_cast<int>(outs.size()) == size_ && static_cast<int>(ins.size()) == size_,
                 "loom: alltoall needs ", size_, " input and output tensors");
     std::vector<int> sc(size_), sd(size_), rc(size_), rd(size_);
@@ -723,6 +773,7 @@ class LoomBackend : public c10d::Backend {
   // The host waits in a barrier, on any group (NCCL's barrier also blocks
   // the host): MPI_Ibarrier on the group's communicator.
   WorkPtr barrier(const c10d::BarrierOptions&) override {
+    OpScope scope(this);
     auto w = newWork(OpType::BARRIER, {}, "MPI_Ibarrier", c10::Device(c10::kCPU));
     return launch(w, {[](const Ctx& c) { return MPI_Ibarrier(c.comm, c.req); }});
   }
@@ -730,6 +781,7 @@ class LoomBackend : public c10d::Backend {
   // --- point to point
 
   WorkPtr send(std::vector<at::Tensor>& ts, int dst, int tag) override {
+    OpScope scope(this);
     const at::Tensor& t = single(ts, "send");
     auto w = newWork(OpType::SEND, ts, "MPI_Isend", t.device());
     at::Tensor buf = contig(t);
@@ -744,10 +796,12 @@ class LoomBackend : public c10d::Backend {
   }
 
   WorkPtr recv(std::vector<at::Tensor>& ts, int src, int tag) override {
+    OpScope scope(this);
     return recvFrom(ts, src, tag, OpType::RECV);
   }
 
   WorkPtr recvAnysource(std::vector<at::Tensor>& ts, int tag) override {
+    OpScope scope(this);
     return recvFrom(ts, MPI_ANY_SOURCE, tag, OpType::RECVANYSOURCE);
   }
 
@@ -757,6 +811,7 @@ class LoomBackend : public c10d::Backend {
     DeviceSide(c10::Device d, c10::Stream s) : device(d), stream(s) {}
     c10::Device device;
     std::optional<c10::Stream> stream;  // the communication stream
+    std::optional<c10::Stream> idle;    // nothing queued: futures' events (engine.h)
     MPIX_Stream mpix = MPIX_STREAM_NULL;
     MPI_Comm coll = MPI_COMM_NULL;  // collectives, the user's send/recv
     MPI_Comm p2p = MPI_COMM_NULL;   // gather and scatter's messages
@@ -776,10 +831,10 @@ class LoomBackend : public c10d::Backend {
     w->what = what;
     if (group_) {
       w->group = group_;
-      const bool p2p = type == OpType::SEND || type == OpType::RECV || type == OpType::RECVANYSOURCE ||
-                       type == OpType::COALESCED;
-      if (!p2p) w->seq = ++group_->issued;
-      if (group_->timeout.count() > 0) w->deadline = std::chrono::steady_clock::now() + group_->timeout;
+      w->collective = !(type == OpType::SEND || type == OpType::RECV || type == OpType::RECVANYSOURCE ||
+                        type == OpType::COALESCED);
+      const int64_t ms = group_->timeoutMs.load();
+      if (ms > 0) w->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
     }
     return w;
   }
@@ -801,9 +856,38 @@ class LoomBackend : public c10d::Backend {
       TORCH_CHECK(w->device().has_value() == coal_->device().has_value(),
                   "loom: a coalesced group mixes CPU and device tensors");
     }
-    if (w->device()) return deviceLaunch(w, calls);
+    return w->device() ? deviceLaunch(w, calls) : hostLaunch(w, calls);
+  }
+
+  // Opens every op: an exception thrown while a coalesced group is open
+  // (a check of the op, an MPI error) abandons the group, whose ops then
+  // fail, so that later ops are not swallowed by a group nobody ends
+  // (torch skips endCoalescing when its block raises).
+  struct OpScope {
+    explicit OpScope(LoomBackend* b) : b(b), ex(std::uncaught_exceptions()) {}
+    ~OpScope() {
+      if (std::uncaught_exceptions() > ex && b->coalescing_) {
+        try {
+          b->abandonCoalescing("loom: an op inside this coalesced group failed; the group was abandoned");
+        } catch (...) {
+        }
+      }
+    }
+    LoomBackend* b;
+    int ex;
+  };
+
+  // The collective's number in the group, taken once its checks passed.
+  void count(LoomWork& w) {
+    if (w.collective && group_) w.seq = ++group_->issued;
+  }
+
+  // Host tensors: the MPI_I* calls under the MPI mutex, the Work to the
+  // engine (or its requests into the open coalesced group).
+  WorkPtr hostLaunch(const c10::intrusive_ptr<LoomWork>& w, const std::vector<Call>& calls) {
     Engine& engine = Engine::get();
     LoomWork* into = coalescing_ ? coal_.get() : w.get();
+    count(*w);
     {
       std::lock_guard<std::mutex> lock(engine.mpi());
       const size_t first = into->reqs.size();
@@ -818,6 +902,7 @@ class LoomBackend : public c10d::Backend {
           into->reqs.resize(first + i);
           if (i == 0) {
             w->epilogue = nullptr;
+            if (w->seq && group_) --group_->issued;  // nothing started
             TORCH_CHECK(false, mpiErrorText(rc, w->what));
           }
           w->epilogue = [msg = mpiErrorText(rc, w->what)] { TORCH_CHECK(false, msg); };
@@ -834,8 +919,35 @@ class LoomBackend : public c10d::Backend {
     return w;
   }
 
+  // Closes an open coalesced group after an error: what it started fails
+  // and stays with the engine until it is done.
+  void abandonCoalescing(const std::string& why) {
+    coalescing_ = false;
+    auto g = std::move(coal_);
+    coal_.reset();
+    std::vector<MPI_Request> reqs;
+    reqs.swap(coalReqs_);
+    if (!g) return;
+    Engine& engine = Engine::get();
+    if (g->device() && dev_) {
+      {
+        std::lock_guard<std::mutex> lock(engine.mpi());
+        if (!reqs.empty())
+          (void)MPIX_Waitall_enqueue(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+      }
+      try {
+        finishOnStream(g, *dev_);
+      } catch (...) {
+      }
+    }
+    g->fail(why);
+    std::lock_guard<std::mutex> lock(engine.mpi());
+    engine.addZombieLocked(g);
+  }
+
   // Moves an op's buffers and epilogue into the open coalesced group.
   static void absorb(LoomWork& group, LoomWork& w) {
+    if (w.seq) group.seq = w.seq;  // a timeout names the group's last collective
     group.keep.insert(group.keep.end(), w.keep.begin(), w.keep.end());
     group.holds.insert(group.holds.end(), w.holds.begin(), w.holds.end());
     w.keep.clear();
@@ -861,8 +973,11 @@ class LoomBackend : public c10d::Backend {
 
   // Device ops: the prologue already ran on the current stream; order the
   // communication stream after it, queue the calls and the epilogue there,
-  // then the end event (unless a coalesced group is open: endCoalescing
-  // queues that).
+  // then the end event. Inside a coalesced group the epilogue and the end
+  // event wait for endCoalescing (after the group's MPIX_Waitall_enqueue,
+  // which the receives' copies back must follow). An error after something
+  // was queued fails the Work, which keeps its tensors until the stream is
+  // past what was queued.
   WorkPtr deviceLaunch(const c10::intrusive_ptr<LoomWork>& w, const std::vector<Call>& calls) {
     const c10::Device dev = *w->device();
     DeviceSide& d = deviceFor(dev);
@@ -876,6 +991,8 @@ class LoomBackend : public c10d::Backend {
     ready.record(current);
     ready.block(*d.stream);
     Engine& engine = Engine::get();
+    std::string failure;
+    count(*w);
     {
       std::lock_guard<std::mutex> lock(engine.mpi());
       for (const Call& call : calls) {
@@ -887,24 +1004,37 @@ class LoomBackend : public c10d::Backend {
         MPI_Request req = MPI_REQUEST_NULL;
         c.req = &req;
         int rc = call(c);
-        // What was queued before a failure stays queued (the stream runs it);
-        // the op itself raises.
-        TORCH_CHECK(rc == MPI_SUCCESS, mpiErrorText(rc, w->what));
+        if (rc != MPI_SUCCESS) {
+          failure = mpiErrorText(rc, w->what);
+          break;
+        }
         if (req != MPI_REQUEST_NULL) coalReqs_.push_back(req);
       }
     }
-    {
-      c10::StreamGuard onComm(*d.stream);
-      if (w->epilogue) w->epilogue();
+    if (coalescing_) {
+      absorb(*coal_, *w);  // its epilogue runs at endCoalescing
+      TORCH_CHECK(failure.empty(), failure);  // launch() abandons the group
+      return coal_;
+    }
+    if (failure.empty()) {
+      try {
+        c10::StreamGuard onComm(*d.stream);
+        if (w->epilogue) w->epilogue();
+      } catch (const std::exception& e) {
+        failure = std::string("loom: ") + w->what + ": its epilogue failed: " + e.what();
+      }
     }
     // The epilogue's tensors are in keep or the Work's outputs already.
     w->epilogue = nullptr;
-    if (coalescing_) {
-      absorb(*coal_, *w);
-      // An op inside a coalesced group runs in the group's Work.
-      return coal_;
-    }
     finishOnStream(w, d);
+    if (!failure.empty()) {
+      w->fail(failure);
+      {
+        std::lock_guard<std::mutex> lock(engine.mpi());
+        engine.addZombieLocked(w);
+      }
+      TORCH_CHECK(false, failure);
+    }
     {
       std::lock_guard<std::mutex> lock(engine.mpi());
       engine.addPendingLocked(w);
@@ -916,6 +1046,7 @@ class LoomBackend : public c10d::Backend {
   // The end event of a device Work, after everything queued for it.
   static void finishOnStream(const c10::intrusive_ptr<LoomWork>& w, DeviceSide& d) {
     w->stream = d.stream;
+    w->idleStream = d.idle;
     w->end = std::make_unique<c10::Event>(d.device.type());
     w->end->record(*d.stream);
   }
