@@ -414,31 +414,9 @@ class LoomBackend : public c10d::Backend {
     coalescing_ = false;
     auto w = std::move(coal_);
     coal_.reset();
-    // The ops' epilogues (copies back of the receives, AVG's divide), after
-    // the wait for the group's sends and receives.
-    try {
-      c10::DeviceGuard deviceGuard(d.device);
-      c10::StreamGuard onComm(*d.stream);
-      if (w->epilogue) w->epilogue();
-    } catch (const std::exception& e) {
-      failure = std::string("loom: a coalesced group's epilogue failed: ") + e.what();
-    }
-    w->epilogue = nullptr;
-    finishOnStream(w, d);
-    if (!failure.empty()) {
-      w->fail(failure);
-      {
-        std::lock_guard<std::mutex> lock(engine.mpi());
-        engine.addZombieLocked(w);
-      }
-      TORCH_CHECK(false, failure);
-    }
-    {
-      std::lock_guard<std::mutex> lock(engine.mpi());
-      engine.addPendingLocked(w);
-    }
-    engine.kick();
-    return w;
+    // The ops' epilogues (copies back of the receives, AVG's divide) come
+    // after the wait for the group's sends and receives.
+    return finishDevice(w, d, "");
   }
 
   // --- reductions
@@ -1016,17 +994,27 @@ class LoomBackend : public c10d::Backend {
       TORCH_CHECK(failure.empty(), failure);  // launch() abandons the group
       return coal_;
     }
+    return finishDevice(w, d, failure);
+  }
+
+  // The end of queueing a device Work: unless something failed already,
+  // its epilogue on the communication stream (its tensors are in keep or
+  // the Work's outputs); then the end event, and the Work to the engine, or,
+  // failed, kept with its tensors until the stream is past what was queued,
+  // and the error raised.
+  WorkPtr finishDevice(const c10::intrusive_ptr<LoomWork>& w, DeviceSide& d, std::string failure) {
     if (failure.empty()) {
       try {
+        c10::DeviceGuard deviceGuard(d.device);
         c10::StreamGuard onComm(*d.stream);
         if (w->epilogue) w->epilogue();
       } catch (const std::exception& e) {
         failure = std::string("loom: ") + w->what + ": its epilogue failed: " + e.what();
       }
     }
-    // The epilogue's tensors are in keep or the Work's outputs already.
     w->epilogue = nullptr;
     finishOnStream(w, d);
+    Engine& engine = Engine::get();
     if (!failure.empty()) {
       w->fail(failure);
       {
@@ -1042,6 +1030,7 @@ class LoomBackend : public c10d::Backend {
     engine.kick();
     return w;
   }
+
 
   // The end event of a device Work, after everything queued for it.
   static void finishOnStream(const c10::intrusive_ptr<LoomWork>& w, DeviceSide& d) {
