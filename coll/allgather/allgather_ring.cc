@@ -39,13 +39,7 @@ Status allgatherRing(Schedule& s, const CollArgs& a) {
   if (!a.inPlace) {
     if (dev) {
       // Both contiguous with the same signature: a copy of the bytes.
-      const move::Block dst = recvBlock(a, r);
-      const size_t bytes = own.bytes();
-      if (bytes)
-        s.device([own, dst, bytes](device::Stream st) {
-          return device::copyAsync(dst.ptr + dst.type->trueLb(), own.ptr + own.type->trueLb(),
-                                   bytes, st);
-        });
+      move::scheduleDeviceCopy(s, own, recvBlock(a, r));
     } else {
       move::scheduleCopy(s, own, recvBlock(a, r));
     }

@@ -80,13 +80,7 @@ Status alltoallPairwise(Schedule& s, const CollArgs& a) {
   move::ExchangeBlocks x;
   if (a.mem == device::MemKind::kDevice) {
     LOOM_TRY(deviceBlocks(s, a, &x));
-    if (!a.inPlace && x.send[r].bytes()) {
-      const move::Block src = x.send[r], dst = x.recv[r];
-      s.device([src, dst](device::Stream st) {
-        return device::copyAsync(dst.ptr + dst.type->trueLb(), src.ptr + src.type->trueLb(),
-                                 src.bytes(), st);
-      });
-    }
+    if (!a.inPlace) move::scheduleDeviceCopy(s, x.send[r], x.recv[r]);
   } else {
     x = move::exchangeBlocks(s, a);
     if (!a.inPlace) move::scheduleCopy(s, x.send[r], x.recv[r]);
