@@ -53,10 +53,9 @@ Status setup(const JobInfo& job) {
   // take turns (clear to send, then chunks as the ring frees); a read needs
   // only the receiver to run. 8 ranks on 2 cores, alltoall of 64 KiB
   // blocks: 242-247 us with reads against 331-386 (Open MPI 291-309).
-  if (params::getString("LOOM_SHM_CMA_MIN") == "auto")
-    L.getMin = progress::oversubscribed() ? size_t{32} << 10 : size_t{64} << 20;
-  else
-    L.getMin = static_cast<size_t>(std::max<int64_t>(0, params::getInt("LOOM_SHM_CMA_MIN")));
+  // The window of sizes CMA takes: measured on this host, cached, set in
+  // the environment, or these defaults (core/tune.h).
+  tuneSetup(job, progress::oversubscribed(), &L);
   L.rndv = parseRndv("LOOM_SHM_RNDV");
   // A blocking send above the eager limit waits for its receiver to take
   // it; oversubscribed, that receiver may be waiting for a core, and the
@@ -114,7 +113,9 @@ Status setup(const JobInfo& job) {
   std::string cma = params::getString("LOOM_SHM_CMA");
   bool b = false;
   cfg.cmaMode = (cma == "auto" || !params::parseBool(cma, &b)) ? -1 : (b ? 1 : 0);
-  return shm::setup(cfg);
+  LOOM_TRY(shm::setup(cfg));
+  shm::setLeaderWord(tuneLeaderWord());
+  return Status::ok();
 }
 
 Status connect() {

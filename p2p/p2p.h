@@ -17,9 +17,12 @@
 #include "core/comm.h"
 #include "core/request.h"
 #include "core/status.h"
+#include "core/tune.h"
 #include "p2p/wire.h"
 
 namespace loom::p2p {
+
+struct ProtocolLimits;
 
 // What the engine needs to know about the job at start-up.
 struct JobInfo {
@@ -32,6 +35,16 @@ struct JobInfo {
 // segments, publishes addresses with boot->put), connect() after it.
 Status setup(const JobInfo& job);
 Status connect();
+// Measured protocol thresholds (core/tune.h, p2p/tune_run.cc). setup()
+// resolves them (environment, cache, defaults) and lets the node's leader
+// decide whether this job measures; tuneCalibrate() measures, once, after
+// connect() with a communicator of all job ranks in job order (world);
+// tuning() is what is in use.
+void tuneSetup(const JobInfo& job, bool oversubscribed, ProtocolLimits* L);
+uint32_t tuneLeaderWord();  // the leader's decision, for the shm segment's header
+Status tuneCalibrate(Comm* world);
+const tune::Resolved& tuning();
+
 // Whether every record this rank queued has left it (MPI_Finalize
 // progresses until it has before its barrier: a rank blocked there cannot
 // move the rest, and libfabric's manual progress would leave it queued).

@@ -12,10 +12,13 @@ namespace loom::p2p {
 Kind selectProtocol(size_t bytes, bool contiguous, const ProtocolLimits& lim) {
   const size_t eager = std::min(lim.eagerMax, lim.maxPayload);
   if (bytes <= std::min(lim.inlineMax, eager)) return Kind::kInline;
-  if (bytes <= eager) return Kind::kEager;
   // A read takes one contiguous range; a non-contiguous sender streams
   // packed chunks instead.
   const bool getPossible = lim.get && contiguous;
+  const bool inWindow = getPossible && bytes >= lim.getMin && bytes <= lim.getMax;
+  if (bytes <= eager)
+    return lim.getBelowEager && lim.rndv == RndvMode::kAuto && inWindow ? Kind::kRtsGet
+                                                                         : Kind::kEager;
   switch (lim.rndv) {
     case RndvMode::kGet:
       return getPossible ? Kind::kRtsGet : Kind::kRtsPipeline;
@@ -24,7 +27,7 @@ Kind selectProtocol(size_t bytes, bool contiguous, const ProtocolLimits& lim) {
     case RndvMode::kAuto:
       break;
   }
-  return getPossible && bytes >= lim.getMin ? Kind::kRtsGet : Kind::kRtsPipeline;
+  return inWindow ? Kind::kRtsGet : Kind::kRtsPipeline;
 }
 
 Protocol selectProtocol(size_t bytes, bool contiguous, device::MemKind mem,
@@ -60,13 +63,17 @@ void setDeviceLimits(ProtocolLimits* lim, bool sameNode) {
 }
 
 std::string describeLimits(const char* name, const ProtocolLimits& L, size_t chunk) {
-  char buf[320];
+  char buf[360];
+  char upto[48] = "";
+  if (L.getMax != SIZE_MAX) std::snprintf(upto, sizeof upto, " to %zu B", L.getMax);
   std::snprintf(buf, sizeof buf,
-                "%s: inline <= %zu B, eager <= %zu B, rendezvous %s (reads %s from %zu B, "
+                "%s: inline <= %zu B, eager <= %zu B, rendezvous %s (reads %s from %zu B%s%s, "
                 "%zu B pieces x %d), pipeline chunks of %zu B",
                 name, L.inlineMax, std::min(L.eagerMax, L.maxPayload),
                 L.rndv == RndvMode::kAuto ? "auto" : L.rndv == RndvMode::kGet ? "get" : "pipeline",
-                L.get ? "on" : "off", L.getMin, L.readChunk, L.readDepth,
+                L.get ? "on" : "off", L.getMin, upto,
+                L.getBelowEager && L.getMin <= L.eagerMax ? " also below the eager limit" : "",
+                L.readChunk, L.readDepth,
                 std::min(chunk, L.maxPayload));
   return buf;
 }

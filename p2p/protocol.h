@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "core/device.h"
@@ -36,6 +37,10 @@ struct ProtocolLimits {
   size_t inlineMax = 24;       // LOOM_SHM_INLINE_MAX
   size_t eagerMax = 16384;     // LOOM_SHM_EAGER_MAX, LOOM_OFI_EAGER_MAX
   size_t getMin = 64 << 20;    // LOOM_SHM_CMA_MIN (with kAuto): smallest rndv-get
+  size_t getMax = SIZE_MAX;    // LOOM_SHM_CMA_MAX (with kAuto): largest rndv-get
+  // Whether [getMin, getMax] also takes eager-sized messages (a measured
+  // window, core/tune.h: CMA's one copy can beat the eager path's two).
+  bool getBelowEager = false;
   size_t maxPayload = 65536;   // largest record the transport carries
   RndvMode rndv = RndvMode::kAuto;  // LOOM_SHM_RNDV
   bool get = true;             // one-sided reads work (shm: CMA)

@@ -52,7 +52,7 @@ struct alignas(kLine) RingControl {
 struct SegmentHeader {
   uint64_t magic;
   uint32_t localSize;
-  uint32_t reserved;
+  uint32_t leaderWord;  // local rank 0's word to the others (setLeaderWord)
   uint64_t ringBytes;
   std::atomic<uint32_t> attached;
   int32_t pid[kMaxLocal];
@@ -341,6 +341,12 @@ Status setup(const Config& cfg) {
   }
   return Status::ok();
 }
+
+void setLeaderWord(uint32_t w) {
+  if (gS.n >= 2 && gS.me == 0 && gS.header) gS.header->leaderWord = w;
+}
+
+uint32_t leaderWord() { return gS.n >= 2 && gS.header ? gS.header->leaderWord : 0; }
 
 Status connect() {
   if (gS.n < 2) return Status::ok();

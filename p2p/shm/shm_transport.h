@@ -42,6 +42,12 @@ Status setup(const Config& cfg);  // before the fence
 Status connect();                 // after the fence
 void finalize();
 
+// A word local rank 0 leaves in the segment's header after setup() (before
+// the fence), which every local rank reads after connect(): a decision the
+// node's ranks then share without a message (p2p/tune_run.cc).
+void setLeaderWord(uint32_t w);
+uint32_t leaderWord();
+
 // Whether this rank shares a segment with anyone (false when alone on its node).
 bool active();
 // Whether a job rank is reachable through this segment.

@@ -163,6 +163,11 @@ Status releaseRuntime() {
     ++r.users;
     return st;
   }
+  // The first job on a host measures its protocol thresholds for the jobs
+  // after it (core/tune.h): here, where the job's own work is done and the
+  // two ranks that measure meet with nothing else running.
+  st = loom::p2p::tuneCalibrate(r.world.get());
+  if (!st.isOk()) loom::log::warn("calibration: %s", st.message().c_str());
   // Collective state (shared-memory segments, a setup still receiving) is
   // torn down while messages still move; at exit they no longer would.
   r.world->dropCollState();

@@ -15,7 +15,7 @@ namespace {
 constexpr Param kParams[] = {
     // Logging
     {"LOOM_DEBUG", "",
-     "Comma-separated debug topics to log to stderr: init, boot, topo, err, p2p, coll, launch (loomrun), all"},
+     "Comma-separated debug topics to log to stderr: init, boot, topo, err, p2p, coll, tune, launch (loomrun), all"},
     // Runtime
     {"LOOM_OVERSUBSCRIBE", "auto",
      "Whether ranks outnumber cores (waits then yield instead of spinning): auto, 1 or 0. "
@@ -43,9 +43,25 @@ constexpr Param kParams[] = {
      "Rendezvous protocol for large messages: auto (by size), get (single copy with CMA "
      "process_vm_readv), pipeline (chunks copied through the ring)"},
     {"LOOM_SHM_CMA_MIN", "auto",
-     "With LOOM_SHM_RNDV=auto: smallest message moved by CMA single copy instead of the "
-     "copy pipeline. auto: 64m, or 32k when the node runs more ranks than cores (the "
-     "receiver copies the whole message when it runs, without waiting for the sender to run)"},
+     "With LOOM_SHM_RNDV=auto: smallest message moved by CMA single copy (the receiver's "
+     "process_vm_readv) instead of the eager copy or the copy pipeline. auto: measured on this "
+     "host (LOOM_TUNE), else 64m; 32k when the node runs more ranks than cores (the receiver "
+     "copies the whole message when it runs, without waiting for the sender to run). Set "
+     "alone, CMA takes every size from it up"},
+    {"LOOM_SHM_CMA_MAX", "auto",
+     "With LOOM_SHM_RNDV=auto: largest message moved by CMA single copy; larger ones take the "
+     "copy pipeline (which spreads the copying over both ranks' cores). auto: measured on this "
+     "host (LOOM_TUNE), else none (no limit); none: no limit"},
+    {"LOOM_TUNE", "auto",
+     "Thresholds measured on the machine (loom-info --tune; LOOM_DEBUG=tune logs it): auto "
+     "(read the host's cache; the first job with two ranks on a node and a core each measures "
+     "them in MPI_Init, a few hundred microseconds, when the cache is missing, stale or "
+     "corrupt and its place is writable), refresh (measure again and rewrite the cache), 0 "
+     "(built-in defaults; no cache, no measurement)"},
+    {"LOOM_TUNE_CACHE", "auto",
+     "Directory of the per-host cache of measured thresholds (file tune-<host>.conf, text, "
+     "keyed by CPU model, CPU count, kernel release and Loom version). auto: "
+     "$XDG_CACHE_HOME/loom, else $HOME/.cache/loom; read-only or full: the built-in defaults"},
     {"LOOM_SHM_CMA", "auto",
      "Use CMA (process_vm_readv) at all: auto (probe at start-up, fall back silently when "
      "forbidden), 1, 0"},

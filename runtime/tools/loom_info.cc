@@ -3,9 +3,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
+
+#include <mpi.h>
 
 #include "api/unsupported.h"
 #include "coll/op.h"
@@ -13,18 +18,22 @@
 #include "core/device.h"
 #include "core/params.h"
 #include "core/topology.h"
+#include "core/tune.h"
 #include "p2p/p2p.h"
 
 namespace {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "Usage: loom-info [--all | --version | --features | --topology | --params | --coll |\n"
-               "                 --unsupported]\n"
+               "Usage: loom-info [--all | --version | --features | --topology | --tuning | --params |\n"
+               "                 --coll | --unsupported | --tune]\n"
                "Prints Loom's version, build features, the topology hwloc reports and the\n"
                "LOOM_* parameters (default and value in effect), (--coll) the collective\n"
                "algorithms with the selector's rules and (--unsupported) the MPI functions\n"
-               "that exist but return MPI_ERR_UNSUPPORTED_OPERATION. Default: --all.\n");
+               "that exist but return MPI_ERR_UNSUPPORTED_OPERATION. --tuning: the measured\n"
+               "thresholds in use and where each came from (measured, cached, default,\n"
+               "environment); --tune measures them again on this host (a 2-rank job through\n"
+               "loomrun, ~20 ms) and rewrites the cache. Default: --all.\n");
 }
 
 void printVersion() { std::printf("Loom %s (MPI 5.0 standard ABI)\n", LOOM_VERSION); }
@@ -66,6 +75,69 @@ void printParams() {
   }
 }
 
+void printTuning() {
+  loom::tune::Resolved r = loom::tune::resolve(false);
+  std::printf("Tuning (thresholds measured on this host; LOOM_TUNE, man loom):\n%s",
+              loom::tune::describe(r).c_str());
+  loom::tune::Record rec;
+  std::string why;
+  if (!r.path.empty() && loom::tune::load(r.path, loom::tune::hostKey(), &rec, &why) ==
+                             loom::tune::Load::kOk) {
+    std::printf("  measured    %s, in %.0f us\n", rec.when.c_str(), rec.costUs);
+    for (const auto& s : rec.samples)
+      std::printf("    %8s  CMA read %8.2f us   %s %8.2f us%s\n",
+                  loom::tune::sizeText(s.bytes).c_str(), s.getUs,
+                  s.bytes <= 16384 ? "eager   " : "pipeline", s.otherUs,
+                  s.getUs < loom::tune::kMargin * s.otherUs ? "   CMA" : "");
+  }
+  std::printf("  (jobs with more ranks than cores use the defaults)\n");
+}
+
+// Measures again: a 2-rank job of this program (--tune-job) with
+// LOOM_TUNE=refresh; the calibration runs in its MPI_Finalize.
+int runTune(const char* self) {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) {
+    std::fprintf(stderr, "loom-info: cannot find its own executable\n");
+    return 1;
+  }
+  exe[n] = 0;
+  std::string dir(exe);
+  dir = dir.substr(0, dir.rfind('/'));
+  std::string loomrun = dir + "/loomrun";
+  if (loom::tune::cachePath().empty()) {
+    std::fprintf(stderr, "loom-info: no cache place (LOOM_TUNE=0, or neither HOME nor "
+                         "XDG_CACHE_HOME nor LOOM_TUNE_CACHE is set)\n");
+    return 1;
+  }
+  setenv("LOOM_TUNE", "refresh", 1);
+  std::fflush(stdout);
+  execl(loomrun.c_str(), loomrun.c_str(), "-n", "2", exe, "--tune-job",
+        static_cast<char*>(nullptr));
+  std::fprintf(stderr, "loom-info: cannot run %s: %s\n", loomrun.c_str(), std::strerror(errno));
+  (void)self;
+  return 1;
+}
+
+int tuneJob() {
+  MPI_Init(nullptr, nullptr);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Finalize();
+  if (rank != 0) return 0;
+  loom::tune::Record rec;
+  std::string why;
+  const std::string path = loom::tune::cachePath();
+  if (loom::tune::load(path, loom::tune::hostKey(), &rec, &why) != loom::tune::Load::kOk) {
+    std::fprintf(stderr, "loom-info: the calibration wrote no cache: %s\n", why.c_str());
+    return 1;
+  }
+  unsetenv("LOOM_TUNE");
+  printTuning();
+  return 0;
+}
+
 // The functions mpi.h declares that Loom does not implement yet, by area.
 void printUnsupported() {
   std::map<std::string, std::vector<const char*>> byArea;
@@ -85,7 +157,7 @@ void printUnsupported() {
 int main(int argc, char** argv) {
   bool all = argc == 1;
   bool features = false, topology = false, params = false, version = false, coll = false,
-       unsupported = false;
+       unsupported = false, tuning = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--all") all = true;
@@ -95,6 +167,9 @@ int main(int argc, char** argv) {
     else if (a == "--params") params = true;
     else if (a == "--coll") coll = true;
     else if (a == "--unsupported") unsupported = true;
+    else if (a == "--tuning") tuning = true;
+    else if (a == "--tune") return runTune(argv[0]);
+    else if (a == "--tune-job") return tuneJob();
     else if (a == "--help" || a == "-h") {
       usage(stdout);
       return 0;
@@ -107,6 +182,7 @@ int main(int argc, char** argv) {
   if (all || version) printVersion();
   if (all || features) printFeatures();
   if (all || topology) printTopology();
+  if (all || tuning) printTuning();
   if (all || params) printParams();
   if (all || coll) std::printf("%s", loom::coll::describeAll().c_str());
   if (unsupported) printUnsupported();
