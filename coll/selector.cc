@@ -9,6 +9,7 @@
 
 #include "coll/coll_stage.h"
 #include "coll/comm_info.h"
+#include "p2p/p2p.h"
 #include "coll/device_pipe.h"
 #include "core/progress.h"
 #include "coll/op.h"
@@ -52,6 +53,14 @@ constexpr Rule onDeviceOversubscribed(Collective c, size_t maxBytes, const char*
   return r;
 }
 
+// A rule for one node where the measured CMA window decides (Rule::cma).
+constexpr Rule byCma(Collective c, size_t maxBytes, int minRanks, int maxRanks,
+                     const char* algorithm, Rule::Cma cma) {
+  Rule r{c, maxBytes, minRanks, maxRanks, false, algorithm, 1, 1};
+  r.cma = cma;
+  return r;
+}
+
 // The rules, first match wins. `bytes` is, per collective: bcast, reduce,
 // allreduce, scan, exscan: the whole buffer (count * type size); gather,
 // scatter, allgather, alltoall: one rank's block; the v/w variants: the
@@ -88,6 +97,12 @@ constexpr Rule kRules[] = {
     // 5.9 against 10.2; even at 128 KiB, 11.9 against 12.7 (2026-11-23,
     // docs/benchmarks.md). Not when oversubscribed (the root would wait
     // for its readers every call; shmRootedSupports).
+    // 2 ranks where the node's measured window reads by CMA (docs/tuning.md):
+    // one message, one copy, beats staging's two. Intel Xeon VM (CMA from
+    // 16 KiB), 2 ranks: 16 KiB 1.32 us against 1.61, 32 KiB 1.94 against
+    // 3.27, 64 KiB 2.94 against 6.31 (Open MPI 1.46, 2.21, 3.30). At 4
+    // ranks staging still wins (32 KiB 3.1 us against 12.2 for the tree).
+    byCma(Collective::kBcast, kAny, 2, 2, "linear", Rule::Cma::kInCma),
     {Collective::kBcast, 65536, 2, 64, false, "shm", 1, 1},
     // Oversubscribed, one node: the root stages the whole message ahead
     // (LOOM_COLL_SHM_DEPTH slots) and the readers copy it out when they
@@ -138,6 +153,14 @@ constexpr Rule kRules[] = {
     oversubscribed(Collective::kGather, 16384, "shm"),
     oversubscribed(Collective::kScatter, 65536, "shm", 4, 8),
     oversubscribed(Collective::kScatter, 16384, "shm"),
+    // 2 ranks on a node whose measured window reads by CMA: staged up to
+    // where the window starts (the messages below it copy twice too, and
+    // add a handshake or a ring's worth of records), messages from there.
+    // Intel Xeon VM, CMA from 16 KiB, blocks of 4 and 8 KiB: gather 0.60
+    // and 0.59 us against 1.45 and 1.84, scatter 0.40 and 0.60 against 1.14
+    // and 2.07; 16 KiB blocks: messages 1.54 and 1.26 against 2.03 and 2.21.
+    byCma(Collective::kGather, 65536, 2, 2, "shm", Rule::Cma::kBelowCma),
+    byCma(Collective::kScatter, 65536, 2, 2, "shm", Rule::Cma::kBelowCma),
     {Collective::kGather, 4096, 2, 64, false, "shm", 1, 1},
     {Collective::kScatter, 2048, 2, 64, false, "shm", 1, 1},
     {Collective::kGather, 16384, 4, kAnyRanks, false, "binomial"},
@@ -477,11 +500,18 @@ const std::vector<Resolved>& rulesOf(Collective c, device::MemKind mem = device:
   }();
   return table[static_cast<size_t>(c) + (mem == device::MemKind::kDevice ? kN : 0)];
 }
+bool cmaMatches(Rule::Cma c, size_t bytes) {
+  if (c == Rule::Cma::kAny) return true;
+  size_t lo = 0, hi = 0;
+  p2p::nodeCmaWindow(&lo, &hi);
+  if (c == Rule::Cma::kInCma) return lo <= bytes && bytes <= hi;
+  return lo <= (size_t{1} << 20) && bytes < lo;
+}
 bool ruleMatches(const Rule& r, const CollArgs& args, int p, const CommInfo& info) {
   return !(args.bytes > r.maxBytes || p < r.minRanks || p > r.maxRanks ||
            (r.pow2Only && !isPow2(p)) || info.nodes < r.minNodes || info.nodes > r.maxNodes ||
            info.minPerNode < r.minPerNode ||
-           (r.oversubscribedOnly && !progress::oversubscribed()));
+           (r.oversubscribedOnly && !progress::oversubscribed()) || !cmaMatches(r.cma, args.bytes));
 }
 const Algorithm* forcedAlgorithm(Collective c) {
   static const auto table = [] {
@@ -712,6 +742,8 @@ std::string describeAll() {
       if (r.minPerNode > 1) nodes += ", >= " + std::to_string(r.minPerNode) + "/node";
     }
     if (r.oversubscribedOnly) nodes += nodes.empty() ? "oversubscribed" : ", oversubscribed";
+    if (r.cma != Rule::Cma::kAny)
+      nodes += r.cma == Rule::Cma::kInCma ? ", in CMA window" : ", below CMA window";
     std::snprintf(line, sizeof line, "  %-22s %-12s %-16s %-6s %-22s %-6s -> %s\n",
                   collectiveName(r.coll), bytes, ranks, r.pow2Only ? "pow2" : "", nodes.c_str(),
                   r.mem == device::MemKind::kDevice ? "device" : "", r.algorithm);

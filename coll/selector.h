@@ -141,6 +141,13 @@ struct Rule {
   // Only when the node runs more ranks than cores (progress::oversubscribed),
   // where every round of messages costs a context switch.
   bool oversubscribedOnly = false;
+  // Only where this node's measured CMA window (p2p::nodeCmaWindow, alike
+  // on the node's ranks; docs/tuning.md) says so: kInCma, bytes inside it
+  // (point-to-point moves them with one copy); kBelowCma, a window that
+  // starts at 1 MiB or below, and bytes under its start. Never
+  // oversubscribed (no window there).
+  enum class Cma : uint8_t { kAny, kInCma, kBelowCma };
+  Cma cma = Cma::kAny;
 };
 inline constexpr const char* kStaged = "staged";
 std::span<const Rule> rules();

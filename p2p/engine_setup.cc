@@ -114,7 +114,7 @@ Status setup(const JobInfo& job) {
   bool b = false;
   cfg.cmaMode = (cma == "auto" || !params::parseBool(cma, &b)) ? -1 : (b ? 1 : 0);
   LOOM_TRY(shm::setup(cfg));
-  shm::setLeaderWord(tuneLeaderWord());
+  tunePublish();
   return Status::ok();
 }
 
@@ -133,6 +133,7 @@ Status connect() {
   }
   for (const Transport* t : {E.shm, E.ofi})
     if (t) E.foldPiece = std::min(E.foldPiece, t->maxPayload());
+  tuneAgree();
   progress::add(engine::poll, nullptr);
   E.ready = true;
   log::debug("p2p", "%s", describe().c_str());

@@ -41,8 +41,13 @@ Status connect();
 // connect() with a communicator of all job ranks in job order (world);
 // tuning() is what is in use.
 void tuneSetup(const JobInfo& job, bool oversubscribed, ProtocolLimits* L);
-uint32_t tuneLeaderWord();  // the leader's decision, for the shm segment's header
+void tunePublish();  // after shm setup: the leader's words in the segment's header
+void tuneAgree();    // after shm connect: read them
 Status tuneCalibrate(Comm* world);
+// The CMA window of local rank 0 at start-up, alike on every rank of this
+// node (the collective selector's rules for one node use it; they must
+// agree). [kNoMax, kNoMax]: none (oversubscribed ranks see none either).
+void nodeCmaWindow(size_t* min, size_t* max);
 const tune::Resolved& tuning();
 
 // Whether every record this rank queued has left it (MPI_Finalize

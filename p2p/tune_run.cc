@@ -43,7 +43,8 @@ constexpr int kTagTune = 0x7c0020;
 struct TuneState {
   tune::Resolved resolved;
   int leader = -1, peer = -1;  // job ranks: local ranks 0 and 1
-  bool leaderSaysMeasure = false;
+  bool leaderSaysMeasure = false;  // on local rank 1: what the leader said
+  size_t nodeMin = tune::kNoMax, nodeMax = tune::kNoMax;  // the leader's window
   bool placeWritable = false;
   tune::Mode mode = tune::Mode::kAuto;
 };
@@ -175,13 +176,35 @@ void tuneSetup(const JobInfo& job, bool oversubscribed, ProtocolLimits* L) {
   }
 }
 
-uint32_t tuneLeaderWord() { return gT.leaderSaysMeasure ? 1 : 0; }
+void tunePublish() {
+  const uint64_t w[shm::kLeaderWords] = {gT.leaderSaysMeasure ? 1u : 0u,
+                                         gT.resolved.values.cmaMin, gT.resolved.values.cmaMax};
+  shm::setLeaderWords(w);
+}
+
+void tuneAgree() {
+  uint64_t w[shm::kLeaderWords];
+  if (shm::leaderWords(w)) {
+    gT.leaderSaysMeasure = w[0] == 1;
+    gT.nodeMin = w[1];
+    gT.nodeMax = w[2];
+  } else {
+    gT.nodeMin = gT.resolved.values.cmaMin;
+    gT.nodeMax = gT.resolved.values.cmaMax;
+  }
+  if (gT.resolved.oversubscribed) gT.nodeMin = gT.nodeMax = tune::kNoMax;
+}
+
+void nodeCmaWindow(size_t* mn, size_t* mx) {
+  *mn = gT.nodeMin;
+  *mx = gT.nodeMax;
+}
 
 Status tuneCalibrate(Comm* world) {
   const int me = world->rank();
   if (gT.leader < 0 || (me != gT.leader && me != gT.peer)) return Status::ok();
   if (me == gT.peer) {
-    if (shm::leaderWord() != 1 || !shm::active()) return Status::ok();
+    if (!gT.leaderSaysMeasure || !shm::active()) return Status::ok();
   } else if (!gT.leaderSaysMeasure || !shm::active()) {
     return Status::ok();
   }

