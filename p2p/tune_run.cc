@@ -1,20 +1,21 @@
-// Calibration of the shared-memory protocol thresholds (core/tune.h) in
-// MPI_Init: which sizes CMA's single copy moves faster than the eager copy
-// or the copy pipeline, on this machine.
+// Calibration of the shared-memory protocol thresholds (core/tune.h,
+// docs/tuning.md): which sizes CMA's single copy moves faster than the eager
+// copy or the copy pipeline, on this machine.
 //
 // Local rank 0 of a node (the leader) decides in setup(), before the
-// bootstrap fence, whether this job measures (no valid cache in a writable
-// place, or LOOM_TUNE=refresh, two ranks with a core each) and publishes the
-// decision in the shared segment's header, so that local rank 1 always
-// agrees. After the
-// world communicator exists the two exchange messages: the leader sends
-// each size by each protocol (its own limits forced for the send), local
-// rank 1 receives and answers with an empty message; the leader times the
-// round, keeps the fastest of a few repeats, decides, writes the cache and
-// tells local rank 1 the result. The other local ranks keep what they
-// resolved (the defaults, in the first job); the choice is the sender's
-// alone, so ranks need not agree. Cost on the 2-core Intel Xeon VM: ~0.5 ms
-// (quick), ~20 ms (refresh).
+// bootstrap fence, whether this job measures: no valid cache in a writable
+// place (or LOOM_TUNE=refresh), two ranks with a core each. It publishes the
+// decision and its own window in the shared segment's header (tunePublish),
+// which every local rank reads after connecting (tuneAgree): local rank 1
+// always agrees, and the collective rules see one window per node.
+//
+// The measurement runs in MPI_Finalize, after the final barrier: the leader
+// sends each size by each protocol (its own limits forced for the send),
+// local rank 1 receives and answers with an empty message; the leader times
+// the round, keeps the fastest of a few repeats, decides, writes the cache
+// and tells local rank 1 the result. The jobs after it read the cache. Cost
+// on the 2-core Intel Xeon VM: 1.4-1.6 ms (quick, once per host), ~20 ms
+// (refresh, loom-info --tune).
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
