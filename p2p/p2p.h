@@ -17,7 +17,6 @@
 #include "core/comm.h"
 #include "core/request.h"
 #include "core/status.h"
-#include "core/tune.h"
 #include "p2p/wire.h"
 
 namespace loom::p2p {
@@ -38,8 +37,7 @@ Status connect();
 // Measured protocol thresholds (core/tune.h, p2p/tune_run.cc). setup()
 // resolves them (environment, cache, defaults) and lets the node's leader
 // decide whether this job measures; tuneCalibrate() measures, once, after
-// connect() with a communicator of all job ranks in job order (world);
-// tuning() is what is in use.
+// connect() with a communicator of all job ranks in job order (world).
 void tuneSetup(const JobInfo& job, bool oversubscribed, ProtocolLimits* L);
 void tunePublish();  // after shm setup: the leader's words in the segment's header
 void tuneAgree();    // after shm connect: read them
@@ -48,7 +46,6 @@ Status tuneCalibrate(Comm* world);
 // node (the collective selector's rules for one node use it; they must
 // agree). [kNoMax, kNoMax]: none (oversubscribed ranks see none either).
 void nodeCmaWindow(size_t* min, size_t* max);
-const tune::Resolved& tuning();
 
 // Whether every record this rank queued has left it (MPI_Finalize
 // progresses until it has before its barrier: a rank blocked there cannot

@@ -46,7 +46,6 @@ struct TuneState {
   int leader = -1, peer = -1;  // job ranks: local ranks 0 and 1
   bool leaderSaysMeasure = false;  // on local rank 1: what the leader said
   size_t nodeMin = tune::kNoMax, nodeMax = tune::kNoMax;  // the leader's window
-  bool placeWritable = false;
   tune::Mode mode = tune::Mode::kAuto;
 };
 TuneState gT;
@@ -168,12 +167,13 @@ void tuneSetup(const JobInfo& job, bool oversubscribed, ProtocolLimits* L) {
   if (lp.size() < 2) return;
   gT.leader = lp[0];
   gT.peer = lp[1];
-  if (job.proc->rank == gT.leader) {
-    std::string why;
-    gT.placeWritable = !gT.resolved.path.empty() && tune::writable(gT.resolved.path, &why);
-    gT.leaderSaysMeasure = tune::shouldCalibrate(gT.resolved, gT.mode, gT.placeWritable);
-    if (!gT.placeWritable && gT.mode != tune::Mode::kOff && !gT.resolved.path.empty())
-      log::debug("tune", "not measuring: %s; built-in defaults unless cached", why.c_str());
+  // Whether the place can take the file is asked only of a job that would
+  // measure (a valid cache costs no directory creation or access check).
+  std::string why;
+  if (job.proc->rank == gT.leader && tune::shouldCalibrate(gT.resolved, gT.mode, true)) {
+    gT.leaderSaysMeasure = tune::writable(gT.resolved.path, &why);
+    if (!gT.leaderSaysMeasure)
+      log::debug("tune", "not measuring: %s; built-in defaults", why.c_str());
   }
 }
 
@@ -275,7 +275,5 @@ Status tuneCalibrate(Comm* world) {
                                                   "again").c_str());
   return Status::ok();
 }
-
-const tune::Resolved& tuning() { return gT.resolved; }
 
 }  // namespace loom::p2p

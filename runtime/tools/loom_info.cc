@@ -84,10 +84,11 @@ void printTuning() {
   if (!r.path.empty() && loom::tune::load(r.path, loom::tune::hostKey(), &rec, &why) ==
                              loom::tune::Load::kOk) {
     std::printf("  measured    %s, in %.0f us\n", rec.when.c_str(), rec.costUs);
+    const auto eagerMax = static_cast<size_t>(loom::params::getInt("LOOM_SHM_EAGER_MAX"));
     for (const auto& s : rec.samples)
       std::printf("    %8s  CMA read %8.2f us   %s %8.2f us%s\n",
                   loom::tune::sizeText(s.bytes).c_str(), s.getUs,
-                  s.bytes <= 16384 ? "eager   " : "pipeline", s.otherUs,
+                  s.bytes <= eagerMax ? "eager   " : "pipeline", s.otherUs,
                   s.getUs < loom::tune::kMargin * s.otherUs ? "   CMA" : "");
   }
   std::printf("  (jobs with more ranks than cores use the defaults)\n");
@@ -95,7 +96,7 @@ void printTuning() {
 
 // Measures again: a 2-rank job of this program (--tune-job) with
 // LOOM_TUNE=refresh; the calibration runs in its MPI_Finalize.
-int runTune(const char* self) {
+int runTune() {
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) {
@@ -116,7 +117,6 @@ int runTune(const char* self) {
   execl(loomrun.c_str(), loomrun.c_str(), "-n", "2", exe, "--tune-job",
         static_cast<char*>(nullptr));
   std::fprintf(stderr, "loom-info: cannot run %s: %s\n", loomrun.c_str(), std::strerror(errno));
-  (void)self;
   return 1;
 }
 
@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
     else if (a == "--coll") coll = true;
     else if (a == "--unsupported") unsupported = true;
     else if (a == "--tuning") tuning = true;
-    else if (a == "--tune") return runTune(argv[0]);
+    else if (a == "--tune") return runTune();
     else if (a == "--tune-job") return tuneJob();
     else if (a == "--help" || a == "-h") {
       usage(stdout);
