@@ -2,25 +2,33 @@
 // MPI_Pready, MPI_Pready_range, MPI_Pready_list, MPI_Parrived; the
 // large-count MPI_Psend_init_c and MPI_Precv_init_c share the init code.
 //
-// Design: one message per round. A partitioned send sends its whole buffer
-// (partitions * count elements) as one message once every partition of the
-// round has been marked ready; a partitioned receive posts one receive of
-// its whole buffer when started. So every partition arrives at once, and
-// MPI_Parrived reports all of them arrived when the receive has completed.
-// The two sides may split the buffer into different numbers of partitions:
-// only the total type signature must match, as the standard requires.
+// Matching. MPI matches a partitioned send with a partitioned receive once,
+// by the order of the initialization calls on each side (for the same
+// communicator, peers and tag), not by the order of MPI_Start or
+// MPI_Pready. So MPI_Psend_init sends a small setup message to the
+// destination at once, on the collective channel with tag kPartTagBase +
+// the user's tag (above MPI_TAG_UB: never an ordinary message), carrying a
+// data tag that this sender drew for the pair. MPI_Precv_init posts the
+// receive of a setup message right away: receives of one source and tag
+// match in the order they were posted and messages of one pair do not
+// overtake, so the n-th receive init meets the n-th send init. Every
+// round's data then travels with the drawn data tag, which no other request
+// of this sender uses.
 //
-// The messages travel on the communicator's collective channel with tag
-// kPartTagBase + the user's tag, so they never match ordinary sends and
-// receives with the same tag (nor collective traffic, whose tags stay below
-// 2^23). Rounds of one pair pair up in order: messages between two
-// processes do not overtake one another.
+// Rounds. One message per round: a partitioned send sends its whole buffer
+// (partitions * count elements) once every partition of the round has been
+// marked ready; a partitioned receive posts one receive of its whole buffer
+// when started (or, when its setup message has not arrived yet, as soon as it
+// does: a progress poller waits for it). So every partition arrives at once,
+// and MPI_Parrived reports all of them arrived when the receive has
+// completed. The two sides may split the buffer into different numbers of
+// partitions: only the total type signature must match, as the standard
+// requires. The receive's status names the source and the user's tag.
 //
 // The requests reuse the persistent-collective machinery
 // (persistent_coll.h): a kColl persistent request whose plan is a
 // PartPlan; MPI_Start runs PartPlan::start, MPI_Wait/Test complete it,
-// MPI_Request_free frees it (an active one when its round finishes). The
-// status of a completed round carries no source or tag.
+// MPI_Request_free frees it (an active one when its round finishes).
 #include <mpi.h>
 
 #include <cstdint>
@@ -33,6 +41,7 @@
 #include "api/persistent_coll.h"
 #include "api/runtime.h"
 #include "api/status_util.h"
+#include "coll/move_util.h"
 #include "core/progress.h"
 #include "p2p/p2p.h"
 
@@ -49,23 +58,71 @@ using loom::api::requireRunning;
 namespace {
 
 constexpr int kPartTagBase = 1 << 30;  // above MPI_TAG_UB (2^30 - 1)
+// Data tags: above the collective channel's call tags and internal helper
+// tags (below 0x800000), below the setup tags.
+constexpr uint32_t kDataTagBase = 0x1000000;
+constexpr uint32_t kDataTagSpan = (1u << 30) - kDataTagBase;
+
+// What a setup message carries.
+struct Setup {
+  int32_t dataTag;
+  int32_t pad;
+};
+
+class PartPlan;
+void waitForSetup(PartPlan* plan);
+void stopWaiting(PartPlan* plan);
 
 class PartPlan final : public loom::api::PersistentColl {
  public:
   PartPlan(bool send, void* buf, int partitions, int64_t count, Datatype* type, int peer, int tag,
            Comm* comm)
       : send_(send), buf_(buf), partitions_(partitions), count_(count), type_(type), peer_(peer),
-        tag_(kPartTagBase + tag), comm_(comm), ready_(static_cast<size_t>(partitions), false) {
+        userTag_(tag), comm_(comm), ready_(static_cast<size_t>(partitions), false) {
     comm_->retain();
     type_->retain();
   }
   ~PartPlan() override {
+    stopWaiting(this);
+    if (setupReq_) {
+      if (send_) {
+        // A setup message is small: it leaves at once (eager).
+        Request* r = setupReq_;
+        loom::progress::waitUntil([r] { return r->complete; });
+      } else if (!setupReq_->complete) {
+        loom::p2p::cancelRecv(setupReq_);
+      }
+      Request::release(setupReq_);
+    }
     type_->release();
     Comm::release(comm_);
   }
 
+  // Sends (send side) or posts the receive of (receive side) the setup
+  // message: the matching of this request with its peer's.
+  Status setup() {
+    if (peer_ == MPI_PROC_NULL) return Status::ok();
+    if (send_) {
+      static uint32_t next = 0;
+      dataTag_ = static_cast<int>(kDataTagBase + next++ % kDataTagSpan);
+      setupMsg_.dataTag = dataTag_;
+      return loom::p2p::isend(&setupMsg_, sizeof setupMsg_, loom::coll::move::byteType(), peer_,
+                              kPartTagBase + userTag_, comm_, SendMode::kStandard,
+                              Channel::kColl, &setupReq_);
+    }
+    return loom::p2p::irecv(&setupMsg_, sizeof setupMsg_, loom::coll::move::byteType(), peer_,
+                            kPartTagBase + userTag_, comm_, Channel::kColl, &setupReq_);
+  }
+
   bool isSend() const { return send_; }
   int partitions() const { return partitions_; }
+
+  bool envelope(int* source, int* tag) const override {
+    if (send_ || peer_ == MPI_PROC_NULL) return false;
+    *source = peer_;
+    *tag = userTag_;
+    return true;
+  }
 
   Status start(Request* user) override {
     user_ = user;
@@ -73,18 +130,52 @@ class PartPlan final : public loom::api::PersistentColl {
     std::fill(ready_.begin(), ready_.end(), false);
     if (peer_ == MPI_PROC_NULL) {
       user->statusSource = MPI_PROC_NULL;
+      user->statusTag = MPI_ANY_TAG;
       user->finish();
       return Status::ok();
     }
     if (send_) return partitions_ == 0 ? launch() : Status::ok();
+    if (!matched()) {
+      waitForSetup(this);
+      return Status::ok();
+    }
+    return postReceive();
+  }
+
+  // Receive side: has the setup message arrived? Takes its data tag.
+  bool matched() {
+    if (dataTag_ >= 0) return true;
+    if (!setupReq_->complete) return false;
+    Request* r = setupReq_;
+    setupReq_ = nullptr;
+    const bool ok = r->statusError == MPI_SUCCESS && !r->cancelled &&
+                    r->bytes == static_cast<int64_t>(sizeof setupMsg_);
+    Request::release(r);
+    dataTag_ = ok ? setupMsg_.dataTag : kBadSetup;
+    return true;
+  }
+
+  // Receive side, matched: posts this round's receive.
+  Status postReceive() {
+    if (dataTag_ == kBadSetup)
+      return errorf(MPI_ERR_INTERN, "the partitioned send's setup message was malformed");
     Request* inner = nullptr;
-    Status st = loom::p2p::irecv(buf_, total(), type_, peer_, tag_, comm_, Channel::kColl, &inner);
+    Status st = loom::p2p::irecv(buf_, total(), type_, peer_, dataTag_, comm_, Channel::kColl,
+                                 &inner);
     if (!st.isOk()) {
       if (inner) Request::release(inner);
       return st;
     }
-    loom::api::completeFrom(inner, user);
+    loom::api::completeFrom(inner, user_);
     return Status::ok();
+  }
+
+  // The round's receive could not be posted after all (in progress): the
+  // round ends with the error.
+  void failRound(const Status& st) {
+    user_->statusError = st.code();
+    user_->error = st;
+    user_->finish();
   }
 
   // One partition of the running round is ready; the last one sends.
@@ -97,12 +188,14 @@ class PartPlan final : public loom::api::PersistentColl {
   }
 
  private:
+  static constexpr int kBadSetup = -2;
+
   int64_t total() const { return count_ * partitions_; }
 
   Status launch() {
     Request* inner = nullptr;
-    Status st = loom::p2p::isend(buf_, total(), type_, peer_, tag_, comm_, SendMode::kStandard,
-                                 Channel::kColl, &inner);
+    Status st = loom::p2p::isend(buf_, total(), type_, peer_, dataTag_, comm_,
+                                 SendMode::kStandard, Channel::kColl, &inner);
     if (!st.isOk()) {
       if (inner) Request::release(inner);
       return st;
@@ -117,12 +210,56 @@ class PartPlan final : public loom::api::PersistentColl {
   int64_t count_;
   Datatype* type_;
   int peer_;
-  int tag_;
+  int userTag_;
   Comm* comm_;
   std::vector<bool> ready_;
   int readyCount_ = 0;
   Request* user_ = nullptr;
+  Setup setupMsg_{-1, 0};
+  Request* setupReq_ = nullptr;
+  int dataTag_ = -1;  // receive side: -1 until the setup message arrived
 };
+
+// Receive plans whose round started before their setup message arrived;
+// one progress poller posts their receives as the messages come.
+std::vector<PartPlan*>& waiting() {
+  static std::vector<PartPlan*> list;
+  return list;
+}
+
+int pollWaiting(void*) {
+  auto& list = waiting();
+  int events = 0;
+  for (size_t i = 0; i < list.size();) {
+    PartPlan* plan = list[i];
+    if (!plan->matched()) {
+      ++i;
+      continue;
+    }
+    list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
+    ++events;
+    Status st = plan->postReceive();
+    if (!st.isOk()) plan->failRound(st);
+  }
+  if (list.empty()) loom::progress::remove(pollWaiting, nullptr);
+  return events;
+}
+
+void waitForSetup(PartPlan* plan) {
+  auto& list = waiting();
+  if (list.empty()) loom::progress::add(pollWaiting, nullptr);
+  list.push_back(plan);
+}
+
+void stopWaiting(PartPlan* plan) {
+  auto& list = waiting();
+  for (size_t i = 0; i < list.size(); ++i)
+    if (list[i] == plan) {
+      list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
+      if (list.empty()) loom::progress::remove(pollWaiting, nullptr);
+      return;
+    }
+}
 
 // The arguments both init calls share, checked in the order of the error
 // classes in their man pages.
@@ -153,6 +290,11 @@ int init(bool send, const void* buf, int partitions, int64_t count, MPI_Datatype
   if (!st.isOk()) return raise(c, st, fn);
   if (!request) return raise(c, errorf(MPI_ERR_ARG, "request is NULL"), fn);
   auto* plan = new PartPlan(send, const_cast<void*>(buf), partitions, count, t, peer, tag, c);
+  st = plan->setup();
+  if (!st.isOk()) {
+    delete plan;
+    return raise(c, st, fn);
+  }
   *request = loom::api::toHandle(loom::api::newPersistentColl(c, plan));
   return MPI_SUCCESS;
 }

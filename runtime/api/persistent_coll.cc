@@ -13,6 +13,8 @@ void finishUser(Request* inner, Request* user) {
   user->statusSource = MPI_ANY_SOURCE;
   user->statusTag = MPI_ANY_TAG;
   user->bytes = 0;
+  auto* plan = static_cast<PersistentColl*>(user->owner);
+  if (plan && plan->envelope(&user->statusSource, &user->statusTag)) user->bytes = inner->bytes;
   user->finish();
 }
 

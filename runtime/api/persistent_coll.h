@@ -23,6 +23,13 @@ class PersistentColl {
   // Starts one activation; it completes `user` (through completeFrom or
   // by setting it complete) when done. `user` is already marked active.
   virtual Status start(Request* user) = 0;
+  // The source and tag a completed activation's status reports (a
+  // partitioned receive's); false: none (MPI_ANY_SOURCE, MPI_ANY_TAG).
+  virtual bool envelope(int* source, int* tag) const {
+    (void)source;
+    (void)tag;
+    return false;
+  }
 };
 
 // A new inactive persistent request owning `plan`.

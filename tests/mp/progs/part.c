@@ -3,7 +3,12 @@
  * of 4 ints and the receiver with 4 of 8 (or 32 of 1), partitions marked
  * ready in different orders and with Pready_range/Pready_list, Parrived
  * polled; an ordinary message with the same tag must not be taken by the
- * partitioned receive; wrong arguments under MPI_ERRORS_RETURN. */
+ * partitioned receive; wrong arguments under MPI_ERRORS_RETURN.
+ * order(): three requests of one pair, communicator and tag match in the
+ * order of their init calls, whatever the order of MPI_Start and
+ * MPI_Pready (and a receive started before its sender's init still gets
+ * its data); the status names the source and tag; an ordinary zero-count
+ * MPI_DATATYPE_NULL message on the same communicator afterwards. */
 #include <string.h>
 
 #include "comm_checks.h"
@@ -102,6 +107,51 @@ static void big(void) {
   free(rb);
 }
 
+static void order(void) {
+  enum { K = 3, M = 16 };
+  int sb[K][M], rb[K][M];
+  MPI_Request s[K], r[K];
+  MPI_Status st[K];
+  /* Receives first, started in reverse order before any send exists. */
+  for (int j = 0; j < K; ++j) {
+    OK(MPI_Precv_init(rb[j], 2, M / 2, MPI_INT, prev, TAG, MPI_COMM_WORLD, MPI_INFO_NULL, &r[j]));
+    for (int i = 0; i < M; ++i) rb[j][i] = -1;
+  }
+  for (int j = K - 1; j >= 0; --j) OK(MPI_Start(&r[j]));
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+  for (int j = 0; j < K; ++j)
+    OK(MPI_Psend_init(sb[j], 4, M / 4, MPI_INT, next, TAG, MPI_COMM_WORLD, MPI_INFO_NULL, &s[j]));
+  /* Started and marked ready in the order 2, 0, 1. */
+  const int seq[K] = {2, 0, 1};
+  for (int q = 0; q < K; ++q) {
+    int j = seq[q];
+    OK(MPI_Start(&s[j]));
+    for (int i = 0; i < M; ++i) sb[j][i] = me * 100 + j * 10 + i;
+    OK(MPI_Pready_range(0, 3, s[j]));
+  }
+  OK(MPI_Waitall(K, s, MPI_STATUSES_IGNORE));
+  OK(MPI_Waitall(K, r, st));
+  for (int j = 0; j < K; ++j) {
+    int bad = 0, n = -1;
+    for (int i = 0; i < M; ++i) bad += rb[j][i] != prev * 100 + j * 10 + i;
+    if (bad) fprintf(stderr, "part: rank %d: request %d got %d (want %d)\n", me, j, rb[j][0],
+                     prev * 100 + j * 10);
+    CHECK(bad == 0);
+    CHECK(st[j].MPI_SOURCE == prev && st[j].MPI_TAG == TAG);
+    OK(MPI_Get_count(&st[j], MPI_INT, &n));
+    CHECK(n == M);
+  }
+  for (int j = 0; j < K; ++j) {
+    OK(MPI_Request_free(&s[j]));
+    OK(MPI_Request_free(&r[j]));
+  }
+  /* A zero-count message may name MPI_DATATYPE_NULL. */
+  MPI_Status z;
+  OK(MPI_Sendrecv(NULL, 0, MPI_DATATYPE_NULL, next, TAG, NULL, 0, MPI_DATATYPE_NULL, prev, TAG,
+                  MPI_COMM_WORLD, &z));
+  CHECK(z.MPI_SOURCE == prev && z.MPI_TAG == TAG);
+}
+
 static void errors(void) {
   int buf[8], flag;
   MPI_Request s, r;
@@ -167,6 +217,7 @@ int main(int argc, char** argv) {
   rounds(32);
   rounds(8);
   big();
+  order();
   errors();
   OK(MPI_Barrier(MPI_COMM_WORLD));
   OK(MPI_Finalize());
