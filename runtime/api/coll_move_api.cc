@@ -46,7 +46,10 @@ Status checkType(MPI_Datatype h, Datatype** out) {
 // One (buf, count, type) triple the calling rank sends or receives.
 Status checkData(const void* buf, int64_t count, MPI_Datatype h, Datatype** out) {
   if (count < 0) return errorf(MPI_ERR_COUNT, "count=%lld < 0", static_cast<long long>(count));
-  LOOM_TRY(checkType(h, out));
+  if (count == 0 && h == MPI_DATATYPE_NULL)
+    *out = loom::api::typeOrEmpty(nullptr, h, count);  // an empty buffer
+  else
+    LOOM_TRY(checkType(h, out));
   if (buf == kInPlace) return errorf(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here");
   return loom::api::checkData(buf, count, *out);
 }

@@ -54,7 +54,7 @@ struct Checked {
                                                Checked* out) {
   out->comm = loom::api::toComm(comm);
   if (!out->comm) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
-  out->type = loom::api::toDatatype(datatype);
+  out->type = loom::api::typeOrEmpty(loom::api::toDatatype(datatype), datatype, count);
   Status st = loom::api::checkData(buf, count, out->type);
   if (!st.isOk()) return raise(out->comm, st, fn);
   if (!loom::api::validSendRank(dest, out->comm->peerSize()))
@@ -72,7 +72,7 @@ struct Checked {
                                                Checked* out) {
   out->comm = loom::api::toComm(comm);
   if (!out->comm) return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
-  out->type = loom::api::toDatatype(datatype);
+  out->type = loom::api::typeOrEmpty(loom::api::toDatatype(datatype), datatype, count);
   Status st = loom::api::checkData(buf, count, out->type);
   if (!st.isOk()) return raise(out->comm, st, fn);
   if (!loom::api::validRecvRank(source, out->comm->peerSize()))

@@ -112,6 +112,15 @@ inline bool validRecvTag(int tag) {
   return tag == MPI_ANY_TAG || validSendTag(tag);
 }
 
+// MPI_DATATYPE_NULL with a count of 0 describes an empty buffer, as a
+// zero-count buffer of any type does (MPICH accepts it too; the standard
+// constrains the type only through the data it describes): the checks see
+// MPI_BYTE instead. Any other use of MPI_DATATYPE_NULL stays an error.
+inline Datatype* typeOrEmpty(Datatype* t, MPI_Datatype handle, int64_t count) {
+  if (t || handle != MPI_DATATYPE_NULL || count != 0) return t;
+  return predefinedDatatype(reinterpret_cast<uintptr_t>(MPI_BYTE));
+}
+
 // The (buf, count, datatype) triple of a send or receive; `type` is the
 // translated handle (nullptr when invalid).
 inline Status checkData(const void* buf, int64_t count, const Datatype* type) {
