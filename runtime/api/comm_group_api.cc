@@ -21,6 +21,7 @@
 
 #include "api/bsend.h"
 #include "api/comm_internal.h"
+#include "api/ctx_agree.h"
 #include "api/info_internal.h"
 #include "api/runtime.h"
 #include "core/datatype.h"
@@ -52,63 +53,18 @@ Comm* agreementComm() {
   return c;
 }
 
-loom::Datatype* byteType() {
-  static loom::Datatype* t = loom::predefinedDatatype(reinterpret_cast<uintptr_t>(MPI_BYTE));
-  return t;
-}
-
-Status wait(Request* r, const char* what) {
-  loom::progress::waitUntil([r] { return r->complete; });
-  int err = r->statusError;
-  Request::release(r);
-  if (err != MPI_SUCCESS) return errorf(err, "internal %s of the context-id agreement failed", what);
-  return Status::ok();
-}
-
-Status send(const void* buf, size_t bytes, int jobRank, int tag) {
-  Request* r = nullptr;
-  LOOM_TRY(loom::p2p::isend(buf, static_cast<int64_t>(bytes), byteType(), jobRank, tag,
-                            agreementComm(), loom::SendMode::kStandard, loom::Channel::kColl, &r));
-  return wait(r, "send");
-}
-
-Status recv(void* buf, size_t bytes, int jobRank, int tag) {
-  Request* r = nullptr;
-  LOOM_TRY(loom::p2p::irecv(buf, static_cast<int64_t>(bytes), byteType(), jobRank, tag,
-                            agreementComm(), loom::Channel::kColl, &r));
-  return wait(r, "receive");
-}
-
 // The lowest context id free on every member of `g` (the caller is member
-// `me`): allreduceBand's binomial tree, with group ranks mapped to job ranks.
+// `me`), taken here: ctx_agree.cc's agreement, over the reserved context with
+// group members mapped to job ranks.
 Status agreeAmong(const Group& g, int me, int tag, uint32_t* id) {
-  const int p = g.size();
-  constexpr int kWords = ContextIdMask::kWords;
-  const size_t bytes = sizeof(uint64_t) * kWords;
-  uint64_t words[kWords], in[kWords];
-  std::memcpy(words, loom::contextIds().words(), bytes);
-  int mask = 1;
-  for (; mask < p; mask <<= 1) {
-    if (me & mask) {
-      LOOM_TRY(send(words, bytes, g.jobRank(me - mask), tag));
-      break;
-    }
-    if (me + mask < p) {
-      LOOM_TRY(recv(in, bytes, g.jobRank(me + mask), tag));
-      for (int i = 0; i < kWords; ++i) words[i] &= in[i];
-    }
-  }
-  if (me != 0) LOOM_TRY(recv(words, bytes, g.jobRank(me - mask), tag));
-  for (mask >>= 1; mask > 0; mask >>= 1)
-    if (me + mask < p) LOOM_TRY(send(words, bytes, g.jobRank(me + mask), tag));
-  int lowest = ContextIdMask::lowestFree(words);
-  if (lowest < 0)
-    return errorf(MPI_ERR_INTERN,
-                  "no context id is free on every process of the group: more than %d "
-                  "communicators are alive",
-                  ContextIdMask::kIds - 3);
-  *id = static_cast<uint32_t>(lowest);
-  return Status::ok();
+  loom::api::AgreeSpec spec;
+  spec.comm = agreementComm();
+  spec.ranks.reserve(static_cast<size_t>(g.size()));
+  for (int i = 0; i < g.size(); ++i) spec.ranks.push_back(g.jobRank(i));
+  spec.me = me;
+  spec.size = g.size();
+  spec.tag = tag;
+  return loom::api::agreeBlocking(std::move(spec), id);
 }
 
 // Tags on the reserved context: below 2^30, whatever the input.
@@ -128,7 +84,6 @@ Status createOver(Group* g, int tag, Errhandler* eh, const InfoEntries* hints, C
   int me = g->rankOf(rt().proc.rank);
   uint32_t ctx = 0;
   LOOM_TRY(agreeAmong(*g, me, tag, &ctx));
-  loom::contextIds().take(ctx);
   g->retain();
   auto* c = new Comm(ctx, g, me, "");
   c->setOwnsContextId(true);

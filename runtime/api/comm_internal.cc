@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "api/ctx_agree.h"
 #include "api/runtime.h"
 #include "core/datatype.h"
 #include "core/progress.h"
@@ -141,22 +142,21 @@ Status allreduceBand(Comm* comm, uint64_t* words, int nwords) {
 // P a live id names exactly one communicator. If Q sends to P on id c, Q's
 // communicator with id c contains P; the id was agreed over a parent that
 // contained P, while P held it for nothing else (else its bit would have
-// been clear in the AND), and P took it for that same communicator. Two
+// been clear in the AND; with agreements in flight side by side, the check
+// round of ctx_agree.cc makes sure P did not give it away between its
+// snapshot and the end), and P took it for that same communicator. Two
 // communicators with the same id therefore never share a process, so their
 // traffic never meets. Ids of freed communicators return to the pool only
 // when the last reference (e.g. a pending request) goes.
 Status agreeContextId(Comm* parent, uint32_t* id) {
-  uint64_t words[ContextIdMask::kWords];
-  std::memcpy(words, contextIds().words(), sizeof words);
-  if (parent->size() > 1) LOOM_TRY(allreduceBand(parent, words, ContextIdMask::kWords));
-  int lowest = ContextIdMask::lowestFree(words);
-  // Every process computed the same AND, so they all fail together.
-  if (lowest < 0)
-    return errorf(MPI_ERR_INTERN,
-                  "no context id is free on every process of the parent: "
-                  "more than %d communicators are alive",
-                  ContextIdMask::kIds - 2);
-  *id = static_cast<uint32_t>(lowest);
+  AgreeSpec spec;
+  spec.comm = parent;
+  spec.me = parent->rank();
+  spec.size = parent->size();
+  spec.tag = kTagAgreeBase + parent->nextCollectiveTag();
+  LOOM_TRY(agreeBlocking(std::move(spec), id));
+  // The caller takes it (members only) before anything else progresses.
+  contextIds().give(*id);
   return Status::ok();
 }
 

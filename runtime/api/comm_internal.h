@@ -52,8 +52,8 @@ Status allreduceBand(Comm* comm, uint64_t* words, int nwords);
 Status agreeContextId(Comm* parent, uint32_t* id);
 
 // MPI_Comm_dup and its variants (comm_mgmt_api.cc): the new communicator
-// gets `hints`, or the parent's when `hints` is null. idupComm completes at
-// call time and hands back a complete request.
+// gets `hints`, or the parent's when `hints` is null. idupComm returns at
+// once; its request completes when the background agreement has ended.
 int dupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, const char* fn);
 int idupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, MPI_Request* request,
              const char* fn);

@@ -4,7 +4,7 @@
 // Every constructor is collective over the parent and follows the same two
 // steps: learn who the members are (split needs everyone's color and key:
 // one small allgather), then agree on a context id free on every process of
-// the parent (one allreduce-AND of the id bitmask, comm_internal.cc). The
+// the parent (an allreduce-AND of the id bitmask, ctx_agree.cc). The
 // members take the id; the new communicator inherits the parent's error
 // handler. MPI_Comm_dup also copies the attributes through their copy
 // callbacks; names are never inherited.
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/comm_internal.h"
+#include "api/ctx_agree.h"
 #include "api/info_internal.h"
 #include "api/inter_comm.h"
 #include "api/runtime.h"
@@ -78,18 +79,86 @@ int dupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, const ch
   return MPI_SUCCESS;
 }
 
+// The nonblocking form: the context-id agreement runs in the background
+// (ctx_agree.cc) and its end builds the communicator, copies the attributes,
+// writes *newcomm and completes the request. So the call returns at once and
+// needs no other process to be inside MPI meanwhile; an intercommunicator's
+// two sides agree in one such agreement.
 int idupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, MPI_Request* request,
              const char* fn) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   Comm* parent = toComm(comm);
   if (!parent) return badComm(fn);
   if (!request) return raise(parent, errorf(MPI_ERR_ARG, "request is NULL"), fn);
-  int rc = dupComm(comm, hints, newcomm, fn);
-  if (rc != MPI_SUCCESS) return rc;
+  if (!newcomm) return raise(parent, errorf(MPI_ERR_ARG, "newcomm is NULL"), fn);
   loom::Request* r = loom::Request::alloc(loom::ReqKind::kColl);
   r->active = true;
-  r->finish();
+  r->comm = parent;
+  parent->retain();
+  r->holdsRefs = true;
+  InfoEntries h = hints ? *hints : parent->hints();
+  loom::api::AgreeSpec spec;
+  spec.comm = parent;
+  spec.me = parent->rank();
+  spec.size = parent->size();
+  spec.tag = loom::api::kTagAgreeBase + parent->nextCollectiveTag();
+  if (parent->isInter()) {
+    // Both sides agree together on two ids: the intercommunicator's and the
+    // hidden local communicators'. Members: the side holding the lowest job
+    // rank first, each side in rank order; the other side is reached
+    // through the intercommunicator, the own side through its hidden
+    // local communicator.
+    Group* local = parent->group();
+    Group* remote = parent->remoteGroup();
+    auto lowest = [](Group* g) {
+      int m = INT32_MAX;
+      for (int i = 0; i < g->size(); ++i) m = std::min(m, g->jobRank(i));
+      return m;
+    };
+    const bool localFirst = lowest(local) < lowest(remote);
+    auto addSide = [&](bool own) {
+      Group* g = own ? local : remote;
+      for (int i = 0; i < g->size(); ++i)
+        spec.peers.push_back({own ? parent->localComm() : parent, i});
+    };
+    addSide(localFirst);
+    addSide(!localFirst);
+    spec.size = local->size() + remote->size();
+    spec.me = localFirst ? parent->rank() : remote->size() + parent->rank();
+    spec.ids = 2;
+  }
   *request = reinterpret_cast<MPI_Request>(r);
+  loom::api::startAgreement(
+      std::move(spec),
+      [parent, h = std::move(h), newcomm, r](Status st, uint32_t ctx, uint32_t hidden) {
+        if (st.isOk()) {
+          Comm* c = nullptr;
+          if (parent->isInter()) {
+            c = loom::api::buildDupInter(parent, ctx, hidden);
+          } else {
+            parent->group()->retain();
+            c = makeComm(parent, ctx, parent->group());
+          }
+          c->hints() = h;
+          c->setTopo(parent->topo());
+          int rc = loom::api::copyAttributes(parent, loom::api::toHandle(parent), c);
+          if (rc == MPI_SUCCESS) {
+            *newcomm = loom::api::toHandle(c);
+          } else {
+            (void)loom::api::deleteAttributes(c, loom::api::toHandle(c));
+            Comm::free(c);
+            *newcomm = MPI_COMM_NULL;
+            st = errorf(rc, "an attribute copy callback returned %d", rc);
+          }
+        } else {
+          *newcomm = MPI_COMM_NULL;
+        }
+        if (!st.isOk()) {
+          r->statusError = st.code();
+          r->error = st;
+        }
+        r->finish();
+      });
   return MPI_SUCCESS;
 }
 
@@ -132,10 +201,7 @@ extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 }
 LOOM_WEAK_ALIAS(MPI_Comm_dup)
 
-// Completes at call time: the agreement runs to the end here (it is a few
-// small messages) and the request handed back is already complete, which
-// the standard allows. Programs that overlap the duplication with other
-// work still get correct results; they just do not overlap.
+// Nonblocking: see idupComm.
 extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   return loom::api::idupComm(comm, nullptr, newcomm, request, "MPI_Comm_idup");
 }

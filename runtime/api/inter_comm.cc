@@ -199,6 +199,16 @@ Status dupInter(Comm* parent, Comm** out) {
   return Status::ok();
 }
 
+Comm* buildDupInter(Comm* parent, uint32_t ctx, uint32_t hid) {
+  parent->group()->retain();
+  Comm* hidden = newComm(hid, parent->group(), parent->rank(), &gErrorsReturn);
+  hidden->setName("loom intercommunicator local side");
+  parent->group()->retain();
+  parent->remoteGroup()->retain();
+  return buildInter(ctx, parent->group(), parent->rank(), parent->remoteGroup(), hidden,
+                    parent->errhandler());
+}
+
 Status splitInter(Comm* parent, int color, int key, Comm** out) {
   struct Record {
     int color, key;

@@ -33,6 +33,10 @@ Comm* interOf(MPI_Comm handle);
 // MPI_Comm_dup: same groups, new context ids (the caller copies hints and
 // attributes).
 Status dupInter(Comm* parent, Comm** out);
+// The duplicate of intercommunicator `parent` once its two ids are agreed
+// (MPI_Comm_idup): `ctx` free on both sides, `hidden` for each side's
+// hidden local communicator. Takes both ids.
+Comm* buildDupInter(Comm* parent, uint32_t ctx, uint32_t hidden);
 // MPI_Comm_split: the local processes of one color with the remote ones of
 // the same color; nullptr (MPI_COMM_NULL) for MPI_UNDEFINED or where either
 // side of the color is empty.
