@@ -159,18 +159,54 @@ bool Window::targetSpan(const Target& t, __int128* lo, __int128* hi) const {
   return *lo > -limit && *hi < limit;
 }
 
-bool Window::attachedSpan(const Control* c, __int128 lo, __int128 hi) {
+bool Window::attachedSpan(const Peer& p, __int128 lo, __int128 hi) const {
+  // Covered by regions, adjacent ones joining (an access may run from one
+  // attached region into the next, as MPICH allows): from `lo`, the region
+  // holding the current byte, then its end, until `hi`.
+  auto inside = [lo, hi](const Control::Region* r, uint32_t n) {
+    __int128 at = lo;
+    for (;;) {
+      bool found = false;
+      for (uint32_t i = 0; i < n; ++i) {
+        const __int128 a = r[i].addr, b = a + r[i].bytes;
+        if (at >= a && at < b) {
+          if (hi <= b) return true;
+          at = b;
+          found = true;
+          break;
+        }
+      }
+      if (!found) return false;
+    }
+  };
+  if (&p == &peers_[rank()])
+    return inside(reinterpret_cast<const Control::Region*>(regions_.data()),
+                  static_cast<uint32_t>(regions_.size()));
+  const Control* c = p.ctl;
+  std::vector<Control::Region> list;
   for (;;) {
     const uint32_t seq = c->regionsSeq.load(std::memory_order_acquire);
     if (seq & 1) {
       sched_yield();
       continue;
     }
-    bool in = false;
-    const uint32_t nr = std::min<uint32_t>(c->nregions.load(std::memory_order_acquire), kMaxRegions);
-    for (uint32_t i = 0; i < nr && !in; ++i) {
-      const __int128 a = c->regions[i].addr, b = a + c->regions[i].bytes;
-      in = lo >= a && hi <= b;
+    const uint32_t nr = c->nregions.load(std::memory_order_acquire);
+    bool in;
+    if (nr <= static_cast<uint32_t>(kMaxRegions)) {
+      in = inside(c->regions, nr);
+    } else {
+      // The owner's whole list, read from its process; a list it freed or
+      // moved meanwhile fails the read or the sequence check below.
+      list.resize(nr);
+      const uint64_t at = c->listAddr;
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (c->regionsSeq.load(std::memory_order_relaxed) != seq) continue;
+      if (!cma::read(p.pid, reinterpret_cast<const void*>(at), list.data(),
+                     nr * sizeof(Control::Region))) {
+        if (c->regionsSeq.load(std::memory_order_acquire) != seq) continue;
+        return false;
+      }
+      in = inside(list.data(), nr);
     }
     std::atomic_thread_fence(std::memory_order_acquire);
     if (c->regionsSeq.load(std::memory_order_relaxed) == seq) return in;
@@ -188,7 +224,7 @@ Status Window::targetPieces(const Target& t, std::vector<iovec>* out, size_t* by
   if (flavor_ == Flavor::kDynamic) {
     // The attached regions: this rank's own list, a node peer's Control
     // block; a rank of another node checks them itself.
-    if (ok && p.access != Access::kMessage) ok = attachedSpan(p.ctl, lo, hi);
+    if (ok && p.access != Access::kMessage) ok = attachedSpan(p, lo, hi);
     if (!ok)
       return errorf(MPI_ERR_RMA_RANGE, "target rank %d has no memory attached at %#llx..%#llx "
                     "in this dynamic window", t.rank, static_cast<unsigned long long>(lo),

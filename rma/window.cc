@@ -344,9 +344,6 @@ Status Window::attach(void* addr, uint64_t bytes) {
   for (auto& [ra, rb] : regions_)
     if (a < ra + rb && ra < a + bytes)
       return errorf(MPI_ERR_RMA_ATTACH, "memory at %p overlaps a region already attached", addr);
-  if (regions_.size() >= static_cast<size_t>(kMaxRegions))
-    return errorf(MPI_ERR_RMA_ATTACH, "more than %d regions attached to one dynamic window",
-                  kMaxRegions);
   regions_.emplace_back(a, bytes);
   publishRegions();
   return Status::ok();
@@ -356,8 +353,12 @@ void Window::publishRegions() {
   Control* c = peers_[rank()].ctl;
   if (!c) return;
   c->regionsSeq.fetch_add(1, std::memory_order_acq_rel);  // odd: being written
-  for (size_t i = 0; i < regions_.size(); ++i)
+  for (size_t i = 0; i < regions_.size() && i < static_cast<size_t>(kMaxRegions); ++i)
     c->regions[i] = {regions_[i].first, regions_[i].second};
+  // regions_ is a vector of (addr, bytes) pairs of uint64_t: laid out as
+  // Control::Region records.
+  static_assert(sizeof(regions_[0]) == sizeof(Control::Region));
+  c->listAddr = reinterpret_cast<uint64_t>(regions_.data());
   c->nregions.store(static_cast<uint32_t>(regions_.size()), std::memory_order_relaxed);
   c->regionsSeq.fetch_add(1, std::memory_order_release);
 }

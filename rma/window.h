@@ -66,7 +66,9 @@ enum class Flavor : uint8_t { kCreate, kAllocate, kDynamic, kShared };
 enum class Access : uint8_t { kDirect, kCma, kMessage };
 
 // Regions a dynamic window publishes in its Control block for the origins
-// of its node (MPI_Win_attach); more attached at once is MPI_ERR_RMA_ATTACH.
+// of its node (MPI_Win_attach). Past that many, the Control block names
+// the owner's own list (its address in the owner's process), which origins
+// read by cross-memory attach; the number of regions is unbounded.
 constexpr int kMaxRegions = 64;
 
 // Per rank, in its node's segment.
@@ -78,6 +80,7 @@ struct alignas(64) Control {
   // Odd while the owner rewrites regions[] (a sequence lock: readers on
   // other ranks retry when it changed under them).
   std::atomic<uint32_t> regionsSeq{0};
+  uint64_t listAddr = 0;  // nregions > kMaxRegions: the owner's Region array
   struct Region {
     uint64_t addr;
     uint64_t bytes;
@@ -229,7 +232,9 @@ class Window : public HandlePool<Window> {
   bool targetSpan(const Target& t, __int128* lo, __int128* hi) const;
   // Whether [lo, hi) lies in one region attached to the dynamic window
   // whose Control block is `c`.
-  static bool attachedSpan(const Control* c, __int128 lo, __int128 hi);
+  // Whether [lo, hi) lies in one region attached at a rank of this node
+  // (`pid`: its process; the regions of this process are regions_).
+  bool attachedSpan(const Peer& p, __int128 lo, __int128 hi) const;
   // Epoch, range and size checks of one operation; fills the target pieces.
   Status checkOp(const Target& t, int64_t count, const Datatype* type,
                  std::vector<iovec>* pieces, size_t* bytes);

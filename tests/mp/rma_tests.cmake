@@ -11,6 +11,7 @@
 #               a Compare_and_swap spin lock
 #   rma_shared  MPI_Win_allocate_shared: queries, contiguity, loads/stores
 #   rma_errors  wrong-epoch and bad-argument calls, by error class
+#   rma_dynamic many attached regions, adjacent ones, one attached late
 #   rma_sizes   puts and gets of sizes 0, 1, odd, ~200 KB and around a
 #               threshold, every epoch kind and flavor, strided against
 #               contiguous, range errors, a counter under exclusive locks
@@ -20,7 +21,7 @@
 # LOOMRUN); included more than once (nodes_tests.cmake), it adds nothing.
 include_guard(GLOBAL)
 
-set(_rma_progs basic sync atomic shared errors sizes)
+set(_rma_progs basic sync atomic shared errors sizes dynamic)
 foreach(p ${_rma_progs})
   loom_mp_program(mp_rma_${p} progs/rma_${p}.c)
 endforeach()
