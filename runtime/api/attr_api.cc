@@ -100,7 +100,7 @@ int freeKeyval(const char* fn, int* keyval) {
 
 // The communicator of a set/delete, checked with its keyval; nullptr after
 // raising (code in *rc).
-Comm* writableAttr(const char* fn, MPI_Comm comm, int keyval, int* rc) {
+Comm* writableAttr(const char* fn, MPI_Comm comm, int keyval, int* rc, bool orInUse = false) {
   Comm* c = toComm(comm);
   if (!c) {
     *rc = raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
@@ -110,7 +110,7 @@ Comm* writableAttr(const char* fn, MPI_Comm comm, int keyval, int* rc) {
     *rc = raise(c, errorf(MPI_ERR_KEYVAL, "keyval %d is predefined and read-only", keyval), fn);
     return nullptr;
   }
-  if (!loom::api::isKeyval(AttrKind::kComm, keyval)) {
+  if (!loom::api::isKeyval(AttrKind::kComm, keyval, orInUse)) {
     *rc = raise(c, errorf(MPI_ERR_KEYVAL, "invalid communicator keyval %d", keyval), fn);
     return nullptr;
   }
@@ -136,7 +136,7 @@ int getAttr(const char* fn, MPI_Comm comm, int keyval, void* value, int* flag) {
     *flag = 1;
     return MPI_SUCCESS;
   }
-  if (!loom::api::isKeyval(AttrKind::kComm, keyval))
+  if (!loom::api::isKeyval(AttrKind::kComm, keyval, true))
     return raise(c, errorf(MPI_ERR_KEYVAL, "invalid communicator keyval %d", keyval), fn);
   bool found = false;
   void* v = Store::get(c->attributes(), keyval, &found);
@@ -148,7 +148,7 @@ int getAttr(const char* fn, MPI_Comm comm, int keyval, void* value, int* flag) {
 int deleteAttr(const char* fn, MPI_Comm comm, int keyval) {
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   int rc = MPI_SUCCESS;
-  Comm* c = writableAttr(fn, comm, keyval, &rc);
+  Comm* c = writableAttr(fn, comm, keyval, &rc, true);
   if (!c) return rc;
   loom::Status st = Store::erase(c->attributes(), comm, keyval);
   return st ? MPI_SUCCESS : raise(c, st, fn);

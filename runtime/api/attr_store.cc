@@ -74,13 +74,14 @@ int createKeyval(AttrKind kind, AnyFn copy, AnyFn del, void* extra) {
   return k;
 }
 
-bool isKeyval(AttrKind kind, int keyval) {
+bool isKeyval(AttrKind kind, int keyval, bool orInUse) {
   Keyval* kv = entry(keyval);
-  return kv && !kv->userFreed && kv->kind == kind;
+  return kv && (!kv->userFreed || orInUse) && kv->kind == kind;
 }
 
 Status freeKeyval(AttrKind kind, int keyval) {
-  if (!isKeyval(kind, keyval)) return errorf(MPI_ERR_KEYVAL, "invalid keyval %d", keyval);
+  if (!isKeyval(kind, keyval, true)) return errorf(MPI_ERR_KEYVAL, "invalid keyval %d", keyval);
+  if (entry(keyval)->userFreed) return Status::ok();  // freed already, attributes remain
   entry(keyval)->userFreed = true;
   dropRef(keyval);
   return Status::ok();

@@ -36,10 +36,16 @@ using AnyFn = void (*)();
 
 // A new keyval of `kind`; returns its number.
 int createKeyval(AttrKind kind, AnyFn copy, AnyFn del, void* extra);
-// MPI_*_free_keyval: MPI_ERR_KEYVAL if `keyval` is not a live keyval of `kind`.
+// MPI_*_free_keyval: MPI_ERR_KEYVAL if `keyval` is not a keyval of `kind`.
+// Freeing one the user freed already while attributes still use it does
+// nothing more (as Open MPI and MPICH accept: a delete callback that frees
+// its keyval, then the program freeing it too).
 Status freeKeyval(AttrKind kind, int keyval);
-// True when `keyval` is a live (not freed) keyval of `kind`.
-bool isKeyval(AttrKind kind, int keyval);
+// True when `keyval` is a live (not freed) keyval of `kind`; with
+// `orInUse`, also one the user freed whose attributes still exist (getting
+// and deleting those attributes works, MPI 5.0 §7.7.2: the actual free
+// waits for the last of them).
+bool isKeyval(AttrKind kind, int keyval, bool orInUse = false);
 
 // The attribute operations on one object's list, for handles of type H.
 // Each returns MPI_SUCCESS or the code a user callback returned (as the

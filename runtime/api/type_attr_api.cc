@@ -24,13 +24,16 @@ using Store = loom::api::AttrStore<MPI_Datatype>;
 
 // The datatype and keyval of a set/get/delete; nullptr after raising
 // (code in *rc).
-Datatype* attrTarget(const char* fn, MPI_Datatype datatype, int keyval, int* rc) {
+// `orInUse`: a keyval the user freed whose attributes remain will do (get,
+// delete).
+Datatype* attrTarget(const char* fn, MPI_Datatype datatype, int keyval, int* rc,
+                     bool orInUse = false) {
   Datatype* t = toDatatype(datatype);
   if (!t) {
     *rc = raise(nullptr, errorf(MPI_ERR_TYPE, "datatype is not a valid datatype"), fn);
     return nullptr;
   }
-  if (!loom::api::isKeyval(AttrKind::kType, keyval)) {
+  if (!loom::api::isKeyval(AttrKind::kType, keyval, orInUse)) {
     *rc = raise(nullptr, errorf(MPI_ERR_KEYVAL, "invalid datatype keyval %d", keyval), fn);
     return nullptr;
   }
@@ -91,7 +94,7 @@ extern "C" int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* 
   const char* fn = "MPI_Type_get_attr";
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   int rc = MPI_SUCCESS;
-  Datatype* t = attrTarget(fn, datatype, type_keyval, &rc);
+  Datatype* t = attrTarget(fn, datatype, type_keyval, &rc, true);
   if (!t) return rc;
   if (!attribute_val || !flag)
     return raise(nullptr, errorf(MPI_ERR_ARG, "attribute_val or flag is NULL"), fn);
@@ -107,7 +110,7 @@ extern "C" int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   const char* fn = "MPI_Type_delete_attr";
   if (!requireRunning(fn)) return MPI_ERR_OTHER;
   int rc = MPI_SUCCESS;
-  Datatype* t = attrTarget(fn, datatype, type_keyval, &rc);
+  Datatype* t = attrTarget(fn, datatype, type_keyval, &rc, true);
   if (!t) return rc;
   Status st = Store::erase(t->attributes(), datatype, type_keyval);
   return st ? MPI_SUCCESS : raise(nullptr, st, fn);

@@ -406,7 +406,7 @@ extern "C" int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_va
     case MPI_WIN_MODEL: *out = &w->attrModel; return MPI_SUCCESS;
     default: break;
   }
-  if (!loom::api::isKeyval(AttrKind::kWin, win_keyval))
+  if (!loom::api::isKeyval(AttrKind::kWin, win_keyval, true))
     return raiseWin(w, errorf(MPI_ERR_KEYVAL, "keyval %d is not a window keyval", win_keyval),
                     fn);
   bool found = false;
@@ -420,7 +420,7 @@ LOOM_WEAK_ALIAS(MPI_Win_get_attr)
 extern "C" int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
   const char* fn = "MPI_Win_delete_attr";
   WIN_OR_FAIL(w, win, fn);
-  if (predefinedWinKey(win_keyval) || !loom::api::isKeyval(AttrKind::kWin, win_keyval))
+  if (predefinedWinKey(win_keyval) || !loom::api::isKeyval(AttrKind::kWin, win_keyval, true))
     return raiseWin(w, errorf(MPI_ERR_KEYVAL, "keyval %d is not a user window keyval",
                               win_keyval), fn);
   Status st = Store::erase(w->attrs, win, win_keyval);

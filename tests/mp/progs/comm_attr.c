@@ -42,6 +42,93 @@ static int refuseDelete(MPI_Comm comm, int keyval, void* value, void* extra) {
   return MPI_ERR_OTHER;
 }
 
+static int typeDelete(MPI_Datatype t, int keyval, void* value, void* extra) {
+  (void)t, (void)keyval, (void)extra;
+  ++deletes;
+  lastDeleted = (int)(intptr_t)value;
+  return MPI_SUCCESS;
+}
+
+static int winDelete(MPI_Win w, int keyval, void* value, void* extra) {
+  (void)w, (void)keyval, (void)extra;
+  ++deletes;
+  lastDeleted = (int)(intptr_t)value;
+  return MPI_SUCCESS;
+}
+
+static int errClass(int rc) {
+  int cls = -1;
+  MPI_Error_class(rc, &cls);
+  return cls;
+}
+
+/* A keyval the user freed while an attribute uses it: the attribute can
+ * still be read and deleted (its delete callback runs), freeing the keyval
+ * again meanwhile is harmless, and once the attribute is gone the keyval
+ * is invalid. For communicator, datatype and window keyvals. */
+static void freedKeyvalInUse(void) {
+  int k, kk, flag = 0;
+  void* v = NULL;
+  MPI_Comm c;
+  OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+  OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+  OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, countDelete, &k, NULL));
+  OK(MPI_Comm_set_attr(c, k, (void*)(intptr_t)700));
+  kk = k;
+  OK(MPI_Comm_free_keyval(&kk));
+  OK(MPI_Comm_get_attr(c, k, &v, &flag));
+  CHECK(flag && (intptr_t)v == 700);
+  kk = k;
+  OK(MPI_Comm_free_keyval(&kk));
+  deletes = 0;
+  OK(MPI_Comm_delete_attr(c, k));
+  CHECK(deletes == 1 && lastDeleted == 700);
+  CHECK(errClass(MPI_Comm_set_attr(c, k, NULL)) == MPI_ERR_KEYVAL);
+  kk = k;
+  CHECK(errClass(MPI_Comm_free_keyval(&kk)) == MPI_ERR_KEYVAL);
+  /* The same through the MPI-1 names. */
+  OK(MPI_Keyval_create(MPI_NULL_COPY_FN, countDelete, &k, NULL));
+  OK(MPI_Attr_put(c, k, (void*)(intptr_t)701));
+  kk = k;
+  OK(MPI_Keyval_free(&kk));
+  deletes = 0;
+  OK(MPI_Attr_delete(c, k));
+  CHECK(deletes == 1 && lastDeleted == 701);
+  OK(MPI_Comm_free(&c));
+
+  MPI_Datatype t;
+  OK(MPI_Type_dup(MPI_INT, &t));
+  OK(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, typeDelete, &k, NULL));
+  OK(MPI_Type_set_attr(t, k, (void*)(intptr_t)702));
+  kk = k;
+  OK(MPI_Type_free_keyval(&kk));
+  OK(MPI_Type_get_attr(t, k, &v, &flag));
+  CHECK(flag && (intptr_t)v == 702);
+  kk = k;
+  OK(MPI_Type_free_keyval(&kk));
+  deletes = 0;
+  OK(MPI_Type_delete_attr(t, k));
+  CHECK(deletes == 1 && lastDeleted == 702);
+  kk = k;
+  CHECK(errClass(MPI_Type_free_keyval(&kk)) == MPI_ERR_KEYVAL);
+  OK(MPI_Type_free(&t));
+
+  MPI_Win w;
+  OK(MPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_SELF, &w));
+  OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
+  OK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, winDelete, &k, NULL));
+  OK(MPI_Win_set_attr(w, k, (void*)(intptr_t)703));
+  kk = k;
+  OK(MPI_Win_free_keyval(&kk));
+  OK(MPI_Win_get_attr(w, k, &v, &flag));
+  CHECK(flag && (intptr_t)v == 703);
+  deletes = 0;
+  OK(MPI_Win_delete_attr(w, k));
+  CHECK(deletes == 1 && lastDeleted == 703);
+  CHECK(errClass(MPI_Win_set_attr(w, k, NULL)) == MPI_ERR_KEYVAL);
+  OK(MPI_Win_free(&w));
+}
+
 static void* get(MPI_Comm comm, int keyval, int* flag) {
   void* v = NULL;
   OK(MPI_Comm_get_attr(comm, keyval, &v, flag));
@@ -141,6 +228,7 @@ int main(int argc, char** argv) {
 
   /* A failing copy callback fails the dup. */
   OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  freedKeyvalInUse();
   OK(MPI_Comm_create_keyval(copyFails, MPI_COMM_NULL_DELETE_FN, &k5, NULL));
   OK(MPI_Comm_set_attr(MPI_COMM_WORLD, k5, NULL));
   dup = MPI_COMM_WORLD;
