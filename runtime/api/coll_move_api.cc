@@ -77,6 +77,74 @@ Status checkCounts(const void* buf, CountArray counts, CountArray displs, MPI_Da
 
 size_t blockBytes(int64_t count, const Datatype* t) { return t ? t->packedSize(count) : 0; }
 
+using loom::api::Span;
+using loom::api::spanOf;
+
+// The blocks of a v or w buffer: block i holds counts[i] elements of
+// types[i] (or of `type`) at displs[i].
+std::vector<Span> blockSpans(const void* buf, CountArray counts, CountArray displs,
+                             const Datatype* type, Datatype* const* types, int p) {
+  std::vector<Span> v;
+  v.reserve(static_cast<size_t>(p));
+  for (int i = 0; i < p; ++i) {
+    const Datatype* t = types ? types[i] : type;
+    if (types) {
+      // alltoallw displacements are in bytes.
+      Span sp = spanOf(buf, 0, counts[i], t);
+      sp.lo += displs[i];
+      sp.hi += displs[i];
+      v.push_back(sp);
+    } else {
+      v.push_back(spanOf(buf, displs[i], counts[i], t));
+    }
+  }
+  return v;
+}
+
+// No send block overlaps a receive block: the hulls first (O(p), the usual
+// answer), then the blocks sorted and swept.
+Status disjointBlocks(std::vector<Span> send, std::vector<Span> recv) {
+  auto hull = [](const std::vector<Span>& v) {
+    Span h;
+    for (const Span& s : v) {
+      if (s.empty()) continue;
+      if (h.empty()) h = s;
+      h.lo = std::min(h.lo, s.lo);
+      h.hi = std::max(h.hi, s.hi);
+    }
+    return h;
+  };
+  if (!loom::api::overlap(hull(send), hull(recv))) return Status::ok();
+  auto byLo = [](const Span& a, const Span& b) { return a.lo < b.lo; };
+  auto drop = [](std::vector<Span>& v) {
+    v.erase(std::remove_if(v.begin(), v.end(), [](const Span& s) { return s.empty(); }), v.end());
+  };
+  drop(send);
+  drop(recv);
+  std::sort(send.begin(), send.end(), byLo);
+  std::sort(recv.begin(), recv.end(), byLo);
+  // Walk both in order of their starts, remembering the furthest end of
+  // each side so far: a block starting before the other side's furthest
+  // end overlaps it.
+  __int128 sendEnd = 0, recvEnd = 0;
+  bool anySend = false, anyRecv = false;
+  size_t i = 0, j = 0;
+  while (i < send.size() || j < recv.size()) {
+    const bool takeSend = j == recv.size() || (i < send.size() && send[i].lo <= recv[j].lo);
+    const Span& s = takeSend ? send[i++] : recv[j++];
+    if (takeSend) {
+      if (anyRecv && s.lo < recvEnd) return loom::api::disjoint(s, {s.lo, recvEnd});
+      sendEnd = anySend ? std::max(sendEnd, s.hi) : s.hi;
+      anySend = true;
+    } else {
+      if (anySend && s.lo < sendEnd) return loom::api::disjoint({s.lo, sendEnd}, s);
+      recvEnd = anyRecv ? std::max(recvEnd, s.hi) : s.hi;
+      anyRecv = true;
+    }
+  }
+  return Status::ok();
+}
+
 // The common frame: running library, valid communicator, request; then
 // `fill` checks the rest and fills the args; then the collective runs.
 template <class Fill>
@@ -146,6 +214,14 @@ int gather(const char* fn, Collective coll, const void* sbuf, int64_t scount, MP
         a.recvCount = rcount;
       }
       a.recvbuf = rbuf;
+      if (!a.inPlace) {
+        const int p = a.comm->size();
+        const Span mine = spanOf(sbuf, 0, scount, a.type);
+        if (coll == Collective::kGatherv)
+          LOOM_TRY(disjointBlocks({mine}, blockSpans(rbuf, rcounts, displs, a.recvType, nullptr, p)));
+        else
+          LOOM_TRY(loom::api::disjoint(mine, spanOf(rbuf, 0, rcount * p, a.recvType)));
+      }
     }
     if (coll == Collective::kGatherv) {
       size_t m = blockBytes(a.count, a.type);
@@ -191,6 +267,14 @@ int scatter(const char* fn, Collective coll, const void* sbuf, int64_t scount, C
       LOOM_TRY(checkData(rbuf, rcount, rtype, &a.recvType));
       a.recvbuf = rbuf;
       a.recvCount = rcount;
+      if (isRoot) {
+        const int p = a.comm->size();
+        const Span mine = spanOf(rbuf, 0, rcount, a.recvType);
+        if (coll == Collective::kScatterv)
+          LOOM_TRY(disjointBlocks(blockSpans(sbuf, scounts, displs, a.type, nullptr, p), {mine}));
+        else
+          LOOM_TRY(loom::api::disjoint(spanOf(sbuf, 0, scount * p, a.type), mine));
+      }
     }
     if (coll == Collective::kScatterv) {
       size_t m = blockBytes(a.recvCount, a.recvType);
@@ -234,6 +318,14 @@ int allgather(const char* fn, Collective coll, const void* sbuf, int64_t scount,
       a.recvCount = rcount;
       a.bytes = blockBytes(rcount, a.recvType);
     }
+    if (!a.inPlace) {
+      const int p = a.comm->size();
+      const Span mine = spanOf(sbuf, 0, scount, a.type);
+      if (coll == Collective::kAllgatherv)
+        LOOM_TRY(disjointBlocks({mine}, blockSpans(rbuf, rcounts, displs, a.recvType, nullptr, p)));
+      else
+        LOOM_TRY(loom::api::disjoint(mine, spanOf(rbuf, 0, rcount * p, a.recvType)));
+    }
     return Status::ok();
   });
 }
@@ -254,6 +346,9 @@ int alltoall(const char* fn, const void* sbuf, int64_t scount, MPI_Datatype styp
       LOOM_TRY(checkData(sbuf, scount, stype, &a.type));
       a.sendbuf = sbuf;
       a.count = scount;
+      const int p = a.comm->size();
+      LOOM_TRY(loom::api::disjoint(spanOf(sbuf, 0, scount * p, a.type),
+                                   spanOf(rbuf, 0, rcount * p, a.recvType)));
     }
     a.bytes = blockBytes(rcount, a.recvType);
     return Status::ok();
@@ -281,6 +376,8 @@ int alltoallv(const char* fn, const void* sbuf, CountArray scounts, CountArray s
       a.sendCounts = scounts;
       a.sendDispls = sdispls;
       for (int i = 0; i < p; ++i) m = std::max(m, blockBytes(scounts[i], a.type));
+      LOOM_TRY(disjointBlocks(blockSpans(sbuf, scounts, sdispls, a.type, nullptr, p),
+                              blockSpans(rbuf, rcounts, rdispls, a.recvType, nullptr, p)));
     }
     a.bytes = m;
     return Status::ok();
@@ -326,6 +423,8 @@ int alltoallw(const char* fn, const void* sbuf, CountArray scounts, CountArray s
       a.sendCounts = scounts;
       a.sendDispls = sdispls;
       a.sendTypes = st.data();
+      LOOM_TRY(disjointBlocks(blockSpans(sbuf, scounts, sdispls, nullptr, st.data(), p),
+                              blockSpans(rbuf, rcounts, rdispls, nullptr, rt.data(), p)));
     }
     a.bytes = m;
     return Status::ok();

@@ -91,15 +91,18 @@ Status checkTypeOp(int64_t count, MPI_Datatype datatype, MPI_Op opHandle, Dataty
   return Status::ok();
 }
 
+// `aliasCheck`: refuse overlapping send and receive buffers even where the
+// receive buffer is not significant (Exscan's rank 0), so that every rank
+// of the call fails it alike instead of some starting the collective.
 Status checkBuffers(const void* sendbuf, const void* recvbuf, int64_t sendCount,
-                    int64_t recvCount, const Datatype* t, bool recvSignificant) {
+                    int64_t recvCount, const Datatype* t, bool recvSignificant,
+                    bool aliasCheck = false) {
   if (recvbuf == MPI_IN_PLACE) return errorf(MPI_ERR_ARG, "recvbuf is MPI_IN_PLACE");
   if (sendbuf != MPI_IN_PLACE) LOOM_TRY(loom::api::checkData(sendbuf, sendCount, t));
-  if (recvSignificant) {
-    LOOM_TRY(loom::api::checkData(recvbuf, recvCount, t));
-    if (sendbuf == recvbuf && sendCount > 0 && t->size() > 0)
-      return errorf(MPI_ERR_BUFFER, "sendbuf and recvbuf alias (use MPI_IN_PLACE)");
-  }
+  if (recvSignificant) LOOM_TRY(loom::api::checkData(recvbuf, recvCount, t));
+  if ((recvSignificant || aliasCheck) && sendbuf != MPI_IN_PLACE && recvbuf)
+    LOOM_TRY(loom::api::disjoint(loom::api::spanOf(sendbuf, 0, sendCount, t),
+                                 loom::api::spanOf(recvbuf, 0, recvCount, t)));
   return Status::ok();
 }
 
@@ -161,7 +164,7 @@ int allImpl(Collective coll, const void* sendbuf, void* recvbuf, int64_t count,
   // Exscan's recvbuf on rank 0 is not significant (unless it is also the
   // input, in place).
   const bool recvSig = !(coll == Collective::kExscan && c->rank() == 0 && sendbuf != MPI_IN_PLACE);
-  if (st.isOk()) st = checkBuffers(sendbuf, recvbuf, count, count, t, recvSig);
+  if (st.isOk()) st = checkBuffers(sendbuf, recvbuf, count, count, t, recvSig, true);
   if (st.isOk() && mode != CollMode::kBlocking && !request)
     st = errorf(MPI_ERR_ARG, "request is NULL");
   if (!st.isOk()) return raise(c, st, fn);
@@ -395,9 +398,12 @@ int reduceLocal(const void* inbuf, void* inoutbuf, int64_t count, MPI_Datatype d
   Op* op = nullptr;
   Status st = checkTypeOp(count, datatype, opHandle, &t, &op);
   if (st.isOk() && (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE))
-    st = errorf(MPI_ERR_ARG, "MPI_IN_PLACE is not allowed in %s", fn);
+    st = errorf(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in %s", fn);
   if (st.isOk()) st = loom::api::checkData(inbuf, count, t);
   if (st.isOk()) st = loom::api::checkData(inoutbuf, count, t);
+  if (st.isOk())
+    st = loom::api::disjoint(loom::api::spanOf(inbuf, 0, count, t),
+                             loom::api::spanOf(inoutbuf, 0, count, t));
   if (st.isOk()) st = loom::coll::reduceLocal(inbuf, inoutbuf, count, t, op);
   if (!st.isOk()) return raise(nullptr, st, fn);
   return MPI_SUCCESS;

@@ -141,6 +141,35 @@ inline Status checkData(const void* buf, int64_t count, const Datatype* type) {
   return Status::ok();
 }
 
+// Bytes a buffer certainly touches: for `count` elements of a contiguous
+// `type` starting `displ` elements after `buf`, all of them, [lo, hi); for
+// any other type only its first byte (buf + displ + trueLb, touched by
+// definition): a type with holes may interleave with another buffer
+// legally (two struct types of absolute addresses at MPI_BOTTOM), so only
+// what is sure to be touched counts. Empty (lo == hi) when no byte moves.
+struct Span {
+  __int128 lo = 0, hi = 0;
+  bool empty() const { return lo >= hi; }
+};
+inline Span spanOf(const void* buf, int64_t displ, int64_t count, const Datatype* type) {
+  if (count <= 0 || !type || type->size() == 0) return {};
+  const __int128 base = static_cast<__int128>(reinterpret_cast<intptr_t>(buf)) +
+                        static_cast<__int128>(displ) * type->extent() + type->trueLb();
+  if (!type->isContiguous()) return {base, base + 1};
+  return {base, base + static_cast<__int128>(count) * type->size()};
+}
+inline bool overlap(const Span& a, const Span& b) {
+  return !a.empty() && !b.empty() && a.lo < b.hi && b.lo < a.hi;
+}
+// A collective's send and receive buffers must be disjoint (MPI_IN_PLACE
+// is how one buffer serves both): MPI_ERR_BUFFER when they are not.
+inline Status disjoint(const Span& send, const Span& recv) {
+  if (overlap(send, recv))
+    return errorf(MPI_ERR_BUFFER,
+                  "the send and receive buffers overlap (use MPI_IN_PLACE for one buffer)");
+  return Status::ok();
+}
+
 // Datatype references: a pending nonblocking operation started by the API
 // holds one on its type until it finishes (released by this onComplete
 // hook); a persistent request holds one until MPI_Request_free. So the user

@@ -43,6 +43,15 @@ loom_mp_test(mp.coll.shm.selected TIMEOUT 60
              COMMAND --stderr-re "allreduce, 8 bytes, 3 ranks: shm"
              -- ${LOOMRUN} -n 3 -x LOOM_DEBUG=coll $<TARGET_FILE:mp_coll_shm>)
 
+# Overlapping send and receive buffers: MPI_ERR_BUFFER before anything starts
+# (gather and scatter at the root only), the communicator usable afterwards.
+loom_mp_program(mp_coll_alias progs/coll_alias.c)
+foreach(n 1 2 3 4)
+  loom_mp_test(mp.coll.alias.${n} TIMEOUT 120
+               COMMAND --stdout-count "^coll_alias: rank [0-9]+: [0-9]+ checks passed$=${n}"
+               -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_alias>)
+endforeach()
+
 # Ranks that disagree about the root (or the collective) on the message-based
 # algorithms get an error instead of hanging (ShmColl::checkCall).
 loom_mp_program(mp_coll_mismatch progs/coll_mismatch.c)
