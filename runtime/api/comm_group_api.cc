@@ -123,6 +123,7 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
   Comm* c = nullptr;
   Status st = createOver(g, tagFrom(fnv1a(key, sizeof key)), parent->errhandler(), nullptr, &c);
   if (!st.isOk()) return raise(parent, st, fn);
+  c->setOrigin("create_group of " + loom::api::commLabel(parent));
   *newcomm = loom::api::toHandle(c);
   return MPI_SUCCESS;
 }
@@ -169,6 +170,7 @@ extern "C" int PMPI_Comm_create_from_group(MPI_Group group, const char* stringta
   Status st = createOver(g, tagFrom(fnv1a(stringtag, len, fnv1a("loom:", 5))), eh, &hints, &c);
   if (!st.isOk()) return raise(&standIn, st, fn);
   if (g->session()) loom::api::noteCommSession(c, g->session());
+  c->setOrigin(std::string("create_from_group \"") + stringtag + "\"");
   *newcomm = loom::api::toHandle(c);
   return MPI_SUCCESS;
 }

@@ -36,9 +36,10 @@ int badComm(const char* fn) {
 
 // The calling process's share of a new communicator whose context id `ctx`
 // the parent's processes agreed on. Adopts the reference to `g`.
-Comm* makeComm(Comm* parent, uint32_t ctx, Group* g) {
+Comm* makeComm(Comm* parent, uint32_t ctx, Group* g, const char* how) {
   loom::contextIds().take(ctx);
   auto* c = new Comm(ctx, g, g->rankOf(rt().proc.rank), "");
+  c->setOrigin(std::string(how) + " of " + loom::api::commLabel(parent));
   c->setOwnsContextId(true);
   c->setErrhandler(parent->errhandler());
   return c;
@@ -63,8 +64,9 @@ int dupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, const ch
     Status st = loom::api::agreeContextId(parent, &ctx);
     if (!st.isOk()) return raise(parent, st, fn);
     parent->group()->retain();
-    c = makeComm(parent, ctx, parent->group());
+    c = makeComm(parent, ctx, parent->group(), "dup");
   }
+  if (parent->isInter()) c->setOrigin("dup of " + loom::api::commLabel(parent));
   c->hints() = hints ? *hints : parent->hints();
   c->setTopo(parent->topo());  // a duplicate keeps the process topology
   int rc = loom::api::copyAttributes(parent, comm, c);
@@ -135,9 +137,10 @@ int idupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, MPI_Req
           Comm* c = nullptr;
           if (parent->isInter()) {
             c = loom::api::buildDupInter(parent, ctx, hidden);
+            c->setOrigin("idup of " + loom::api::commLabel(parent));
           } else {
             parent->group()->retain();
-            c = makeComm(parent, ctx, parent->group());
+            c = makeComm(parent, ctx, parent->group(), "idup");
           }
           c->hints() = h;
           c->setTopo(parent->topo());
@@ -168,7 +171,8 @@ namespace {
 
 // Split by (color, key): members of a color ordered by key, ties by parent
 // rank. Shared by MPI_Comm_split and MPI_Comm_split_type.
-int splitComm(Comm* parent, int color, int key, MPI_Comm* newcomm, const char* fn) {
+int splitComm(Comm* parent, int color, int key, MPI_Comm* newcomm, const char* fn,
+              const char* how) {
   struct Record {
     int color, key;
   };
@@ -190,7 +194,7 @@ int splitComm(Comm* parent, int color, int key, MPI_Comm* newcomm, const char* f
   std::vector<int> jobRanks;
   jobRanks.reserve(members.size());
   for (int i : members) jobRanks.push_back(parent->worldRank(i));
-  *newcomm = loom::api::toHandle(makeComm(parent, ctx, new Group(std::move(jobRanks))));
+  *newcomm = loom::api::toHandle(makeComm(parent, ctx, new Group(std::move(jobRanks)), how));
   return MPI_SUCCESS;
 }
 
@@ -227,7 +231,7 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
     *newcomm = loom::api::toHandle(c);
     return MPI_SUCCESS;
   }
-  return splitComm(parent, color, key, newcomm, fn);
+  return splitComm(parent, color, key, newcomm, fn, "split");
 }
 LOOM_WEAK_ALIAS(MPI_Comm_split)
 
@@ -278,7 +282,7 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
     *newcomm = loom::api::toHandle(c);
     return MPI_SUCCESS;
   }
-  return splitComm(parent, color, key, newcomm, fn);
+  return splitComm(parent, color, key, newcomm, fn, "split_type");
 }
 LOOM_WEAK_ALIAS(MPI_Comm_split_type)
 
@@ -314,7 +318,7 @@ extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcom
     return MPI_SUCCESS;
   }
   g->retain();
-  *newcomm = loom::api::toHandle(makeComm(parent, ctx, g));
+  *newcomm = loom::api::toHandle(makeComm(parent, ctx, g, "create"));
   return MPI_SUCCESS;
 }
 LOOM_WEAK_ALIAS(MPI_Comm_create)

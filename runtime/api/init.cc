@@ -260,11 +260,12 @@ extern "C" int PMPI_Finalized(int* flag) {
 LOOM_WEAK_ALIAS(MPI_Finalized)
 
 extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
-  const char* name = "a communicator";
+  std::string name = "a communicator";
   if (loom::Comm* c = rt().phase == Phase::kRunning ? loom::api::toComm(comm) : nullptr)
-    name = c->name().empty() ? "a communicator" : c->name().c_str();
-  char msg[160];
-  std::snprintf(msg, sizeof msg, "MPI_Abort called on %s with error code %d", name, errorcode);
+    name = loom::api::describeComm(c);
+  char msg[320];
+  std::snprintf(msg, sizeof msg, "MPI_Abort called on %s with error code %d", name.c_str(),
+                errorcode);
   loom::api::abortJob(errorcode, msg);
 }
 LOOM_WEAK_ALIAS(MPI_Abort)

@@ -43,7 +43,7 @@ int checkProbe(int source, int tag, MPI_Comm comm, const char* fn, Comm** out) {
                  errorf(MPI_ERR_RANK,
                         "source=%d is not a rank of %s (size %d), MPI_ANY_SOURCE or "
                         "MPI_PROC_NULL",
-                        source, c->name().c_str(), c->peerSize()),
+                        source, loom::api::describeComm(c).c_str(), c->peerSize()),
                  fn);
   if (!loom::api::validRecvTag(tag))
     return raise(

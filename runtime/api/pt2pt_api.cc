@@ -60,7 +60,7 @@ struct Checked {
   if (!loom::api::validSendRank(dest, out->comm->peerSize()))
     return raise(out->comm,
                  errorf(MPI_ERR_RANK, "dest=%d is not a rank of %s (size %d) or MPI_PROC_NULL",
-                        dest, out->comm->name().c_str(), out->comm->peerSize()),
+                        dest, loom::api::describeComm(out->comm).c_str(), out->comm->peerSize()),
                  fn);
   if (!loom::api::validSendTag(tag))
     return raise(out->comm, errorf(MPI_ERR_TAG, "tag=%d is not in [0, %d]", tag, loom::kTagUb), fn);
@@ -80,7 +80,7 @@ struct Checked {
                  errorf(MPI_ERR_RANK,
                         "source=%d is not a rank of %s (size %d), MPI_ANY_SOURCE or "
                         "MPI_PROC_NULL",
-                        source, out->comm->name().c_str(), out->comm->peerSize()),
+                        source, loom::api::describeComm(out->comm).c_str(), out->comm->peerSize()),
                  fn);
   if (!loom::api::validRecvTag(tag))
     return raise(out->comm,

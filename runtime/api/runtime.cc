@@ -79,8 +79,23 @@ int raise(Comm* comm, const Status& status, const char* function) {
     return status.code();
   }
   log::error("%s", text.c_str());
-  const char* where = comm ? comm->name().c_str() : "MPI_COMM_WORLD";
+  const std::string where = comm ? describeComm(comm) : "MPI_COMM_WORLD";
   abortJob(status.code(), std::string(eh->name) + " on " + where + ": " + text, true);
+}
+
+std::string commLabel(const Comm* c) {
+  if (!c->name().empty()) return c->name();
+  if (!c->origin().empty()) return c->origin();
+  return c->isInter() ? "an intercommunicator" : "a communicator";
+}
+
+std::string describeComm(const Comm* c) {
+  if (!c->name().empty()) return c->name();
+  std::string s = c->isInter() ? "an intercommunicator (" : "a communicator (";
+  if (!c->origin().empty()) s += c->origin() + ", ";
+  s += std::to_string(c->size()) + (c->size() == 1 ? " rank" : " ranks");
+  if (c->isInter()) s += ", " + std::to_string(c->remoteGroup()->size()) + " remote";
+  return s + ")";
 }
 
 }  // namespace loom::api

@@ -78,6 +78,13 @@ MPI_Errhandler newReference(Errhandler* eh);
 // MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT it does not return.
 int raise(Comm* comm, const Status& status, const char* function);
 
+// A communicator as messages name it: its name, else how it was made and
+// its size, e.g. "a communicator (dup of MPI_COMM_WORLD, 4 ranks)".
+std::string describeComm(const Comm* c);
+// The short form that a derived communicator's origin builds on: the name,
+// else the origin ("dup of MPI_COMM_WORLD"), else "a communicator".
+std::string commLabel(const Comm* c);
+
 // Ends the whole job: through the launcher when there is one.
 [[noreturn]] void abortJob(int code, const std::string& message, bool printed = false);
 

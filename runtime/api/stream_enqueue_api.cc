@@ -62,7 +62,7 @@ int checkP2p(bool send, const void* buf, int64_t count, MPI_Datatype type, int p
   if (!rankOk)
     return raise(c,
                  errorf(MPI_ERR_RANK, "%s=%d is not a rank of %s (size %d)%s",
-                        send ? "dest" : "source", peer, c->name().c_str(), c->peerSize(),
+                        send ? "dest" : "source", peer, loom::api::describeComm(c).c_str(), c->peerSize(),
                         send ? " or MPI_PROC_NULL" : ", MPI_ANY_SOURCE or MPI_PROC_NULL"),
                  fn);
   const bool tagOk = send ? loom::api::validSendTag(tag) : loom::api::validRecvTag(tag);

@@ -64,6 +64,10 @@ Status createTopoComm(Comm* parent, const std::vector<int>* members,
   auto* c = new Comm(ctx, g, g->rankOf(rt().proc.rank), "");
   c->setOwnsContextId(true);
   c->setErrhandler(parent->errhandler());
+  c->setOrigin(std::string(topo->kind == ProcTopology::Kind::kCart    ? "cartesian topology"
+                           : topo->kind == ProcTopology::Kind::kGraph ? "graph topology"
+                                                                      : "distributed graph topology") +
+               " of " + commLabel(parent));
   c->setTopo(std::move(topo));
   *out = toHandle(c);
   return Status::ok();

@@ -115,6 +115,10 @@ class Comm : public HandlePool<Comm> {
 
   const std::string& name() const { return name_; }
   void setName(std::string n) { name_ = std::move(n); }
+  // How the communicator was made ("dup of MPI_COMM_WORLD"), for messages
+  // that must tell an unnamed communicator from others (empty: unknown).
+  const std::string& origin() const { return origin_; }
+  void setOrigin(std::string o) { origin_ = std::move(o); }
 
   Errhandler* errhandler() const { return errhandler_; }
   // Takes a reference on `eh` and drops the one on the handler it replaces.
@@ -186,6 +190,7 @@ class Comm : public HandlePool<Comm> {
   uint64_t collSeq_ = 0;
   bool ownsContextId_ = false;
   std::string name_;
+  std::string origin_;
   Errhandler* errhandler_ = &gErrorsAreFatal;
   std::vector<Attribute> attrs_;
   InfoEntries hints_;

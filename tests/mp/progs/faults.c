@@ -13,6 +13,10 @@
  *   no-init-early the same, but the last rank exits at once and the others
  *                 call MPI_Init 0.3 s later (the launcher learns of the exit
  *                 before they connect)
+ *   fatal-unnamed every rank duplicates MPI_COMM_WORLD and splits the
+ *                duplicate; the last rank then passes a negative count on
+ *                the split: the abort message must say which communicator
+ *                ("split of dup of MPI_COMM_WORLD"), not an empty name
  *   segv         the last rank writes through a null pointer after a first
  *                collective (libraries loaded by then must not take over
  *                the signal: the launcher reports signal 11, no file is
@@ -114,6 +118,12 @@ int main(int argc, char** argv) {
       *p = x;
     }
   }
+  MPI_Comm unnamed = MPI_COMM_NULL;
+  if (!strcmp(argv[1], "fatal-unnamed")) {
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_split(dup, 0, rank, &unnamed);
+  }
   if (rank != culprit) {
     sleep(60); /* killed by the teardown long before this ends */
     MPI_Finalize();
@@ -128,6 +138,8 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, argc > 2 ? atoi(argv[2]) : 1);
   } else if (!strcmp(argv[1], "no-finalize")) {
     return 0;
+  } else if (!strcmp(argv[1], "fatal-unnamed")) {
+    MPI_Send(&v, -1, MPI_INT, 0, 0, unnamed);
   }
   fprintf(stderr, "faults: mode %s did not end the job\n", argv[1]);
   return 99;
