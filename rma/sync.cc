@@ -168,6 +168,9 @@ Status Window::post(Group* group, int assert) {
 
 Status Window::start(Group* group, int assert) {
   if (started_) return errorf(MPI_ERR_RMA_SYNC, "MPI_Win_start twice without MPI_Win_complete");
+  if (locks_ > 0 || lockAll_)
+    return errorf(MPI_ERR_RMA_SYNC, "MPI_Win_start inside a passive-target epoch (%s held)",
+                  lockAll_ ? "MPI_Win_lock_all" : "a lock");
   LOOM_TRY(ranksOf(comm_, group, &accessGroup_));
   fenceOpen_ = false;  // a fence epoch ends where another synchronisation starts
   if (!(assert & MPI_MODE_NOCHECK)) {
@@ -240,6 +243,9 @@ Status Window::lock(int type, int target, int assert) {
   Peer& p = peers_[target];
   if (p.lockHeld || lockAll_)
     return errorf(MPI_ERR_RMA_SYNC, "target rank %d is already locked by this rank", target);
+  if (started_)
+    return errorf(MPI_ERR_RMA_SYNC, "MPI_Win_lock inside an MPI_Win_start access epoch "
+                  "(MPI_Win_complete first)");
   const int kind = type == MPI_LOCK_EXCLUSIVE ? kLockExclusive : kLockShared;
   fenceOpen_ = false;
   p.noCheck = (assert & MPI_MODE_NOCHECK) != 0;
@@ -298,6 +304,9 @@ Status Window::lockAll(int assert) {
   if (lockAll_ || locks_ > 0)
     return errorf(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all while this rank holds %s",
                   lockAll_ ? "a lock_all epoch" : "a lock");
+  if (started_)
+    return errorf(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all inside an MPI_Win_start access epoch "
+                  "(MPI_Win_complete first)");
   const bool noCheck = (assert & MPI_MODE_NOCHECK) != 0;
   fenceOpen_ = false;
   const int n = size();

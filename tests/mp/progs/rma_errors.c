@@ -125,6 +125,39 @@ static void inLockAll(void) {
   expectErr(MPI_Win_lock(MPI_LOCK_SHARED, np, 0, win), MPI_ERR_RANK, "MPI_Win_lock of rank size");
   OK(MPI_Win_unlock(next, win));
   OK(MPI_Barrier(MPI_COMM_WORLD));
+
+  /* Active and passive target do not nest: a lock (or lock_all) inside an
+   * MPI_Win_start access epoch, and MPI_Win_start while a lock is held. */
+  MPI_Group wg;
+  OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+  OK(MPI_Win_post(wg, 0, win));
+  OK(MPI_Win_start(wg, 0, win));
+  rc = MPI_Win_lock(MPI_LOCK_SHARED, next, MPI_MODE_NOCHECK, win);
+  expectErr(rc, MPI_ERR_RMA_SYNC, "MPI_Win_lock inside MPI_Win_start");
+  if (rc == MPI_SUCCESS) MPI_Win_unlock(next, win);
+  rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+  expectErr(rc, MPI_ERR_RMA_SYNC, "MPI_Win_lock_all inside MPI_Win_start");
+  if (rc == MPI_SUCCESS) MPI_Win_unlock_all(win);
+  OK(MPI_Win_complete(win));
+  OK(MPI_Win_wait(win));
+  /* An exposure epoch alone is no access epoch. */
+  OK(MPI_Win_post(wg, 0, win));
+  expectErr(MPI_Put(v, 1, MPI_INT, next, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC,
+            "MPI_Put in an exposure epoch only");
+  OK(MPI_Win_start(wg, 0, win));
+  OK(MPI_Win_complete(win));
+  OK(MPI_Win_wait(win));
+  OK(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win));
+  rc = MPI_Win_start(wg, 0, win);
+  expectErr(rc, MPI_ERR_RMA_SYNC, "MPI_Win_start while a lock is held");
+  OK(MPI_Win_unlock(next, win));
+  /* After a fence that opens no epoch (MPI_MODE_NOSUCCEED). */
+  OK(MPI_Win_fence(0, win));
+  OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+  expectErr(MPI_Put(v, 1, MPI_INT, next, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC,
+            "MPI_Put after MPI_Win_fence(MPI_MODE_NOSUCCEED)");
+  OK(MPI_Group_free(&wg));
+  OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 static void handles(void) {
