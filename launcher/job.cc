@@ -144,6 +144,7 @@ bool Job::spawnAll(const HostCores& host, const std::vector<std::vector<std::str
     spec.env.set("PMIX_MCA_gds", "hash");
     spec.env.set("LOOM_OVERSUBSCRIBE", over ? "1" : "0");
     spec.env.set("LOOM_LAUNCHER", "loomrun");  // loomrun prints an aborting rank's message
+    spec.env.set("LOOM_NP", std::to_string(n));  // MPI_INFO_ENV's maxprocs before MPI_Init
     if (prefix) spec.env.set("LOOM_PREFIX", *prefix);
     for (const auto& e : exports) spec.env.set(e);
     if (over) {

@@ -1,14 +1,14 @@
 // Communicator hints (MPI 5.0 §7.4.4): MPI_Comm_set_info, MPI_Comm_get_info,
 // MPI_Comm_dup_with_info, MPI_Comm_idup_with_info.
 //
-// A communicator keeps every hint the user set, in the order set (the
-// standard lets an implementation drop hints it ignores; keeping them is what
-// users of MPICH and Open MPI see, and costs a few strings).
-// MPI_Comm_get_info adds the standard's assertions (MPI 5.0 §7.4.4) with
-// their value "false" when they were not set, so a program can see which
-// hints Loom knows. Loom accepts those assertions but does not yet use them
-// to take faster paths. MPI_Comm_dup copies the hints; MPI_Comm_dup_with_info
-// and MPI_Comm_idup_with_info take the given ones instead.
+// A communicator keeps the hints Loom recognises, the standard's assertions
+// (MPI 5.0 §7.4.4), and drops every other key it is given: MPI 4.0 made
+// MPI_Comm_get_info return only the hints the implementation uses, so a
+// program can tell which of its hints took effect. MPI_Comm_get_info shows
+// every assertion, "false" when it was not set. Loom accepts the assertions
+// but does not yet use them to take faster paths. MPI_Comm_dup copies the
+// hints; MPI_Comm_dup_with_info and MPI_Comm_idup_with_info take the given
+// ones instead.
 #include "api/comm_internal.h"
 #include "api/info_internal.h"
 #include "api/runtime.h"
@@ -35,13 +35,20 @@ int badComm(const char* fn) {
   return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
 }
 
-// The hints `info` carries: MPI_INFO_NULL carries none.
+bool recognised(const std::string& key) {
+  for (const char* k : kAssertions)
+    if (key == k) return true;
+  return false;
+}
+
+// The hints `info` carries that Loom recognises: MPI_INFO_NULL carries none.
 bool infoHints(MPI_Info info, InfoEntries* out) {
   out->clear();
   if (info == MPI_INFO_NULL) return true;
   Info* i = loom::api::toInfo(info);
   if (!i) return false;
-  *out = i->entries();
+  for (const auto& [k, v] : i->entries())
+    if (recognised(k)) loom::infoSet(*out, k, v);
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -67,7 +68,21 @@ InfoEntries environment(const std::vector<std::string>& args) {
   }
   auto& r = rt();
   bool up = r.phase == Phase::kRunning;
-  if (up) loom::infoSet(e, "maxprocs", std::to_string(r.proc.size));
+  // maxprocs: the processes the launch started, the same before MPI_Init,
+  // while running and after MPI_Finalize: the job's size once known, else
+  // what the launcher said (loomrun's LOOM_NP, Slurm's SLURM_NTASKS), else 1
+  // for a process started without a PMIx launcher (a singleton).
+  std::string maxprocs;
+  if (up) {
+    maxprocs = std::to_string(r.proc.size);
+  } else if (const char* np = std::getenv("LOOM_NP"); np && *np) {
+    maxprocs = np;
+  } else if (const char* nt = std::getenv("SLURM_NTASKS"); nt && *nt && std::getenv("PMIX_RANK")) {
+    maxprocs = nt;
+  } else if (!std::getenv("PMIX_NAMESPACE")) {
+    maxprocs = "1";
+  }
+  if (!maxprocs.empty()) loom::infoSet(e, "maxprocs", maxprocs);
   std::string host = up ? r.proc.hostname : std::string();
   if (host.empty()) {
     char buf[256] = {};
@@ -78,7 +93,9 @@ InfoEntries environment(const std::vector<std::string>& args) {
   if (uname(&u) == 0) loom::infoSet(e, "arch", u.machine);
   char cwd[MPI_MAX_INFO_VAL];
   if (getcwd(cwd, sizeof cwd)) loom::infoSet(e, "wdir", cwd);
-  if (up) loom::infoSet(e, "thread_level", threadLevelName(r.threadLevel));
+  // thread_level is the level requested at launch (MPI 5.0 §11.2.3); Loom's
+  // launchers take no such request, so it is not set (the level MPI_Init
+  // provided is MPI_Query_thread's answer).
   return e;
 }
 

@@ -23,6 +23,9 @@ constexpr Param kParams[] = {
     {"LOOM_LAUNCHER", "",
      "Set to loomrun by loomrun for its ranks, which then leave the message of a failing "
      "rank to loomrun instead of printing it themselves; not for users"},
+    {"LOOM_NP", "",
+     "Set by loomrun to the number of ranks it starts (-n): MPI_INFO_ENV's maxprocs before "
+     "MPI_Init; not for users"},
     {"LOOM_NODE_NAME", "",
      "Overrides the node name this rank reports (fake hosts in tests); default: PMIx's "
      "hostname, else gethostname()"},
