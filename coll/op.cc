@@ -183,9 +183,9 @@ bool opValidFor(const Op* op, const Datatype* type) {
         int64_t e = elementBytes(K::kLogical, type);
         return e == 1 || e == 2 || e == 4 || e == 8;
       }
-      return c == Cls::kInt || c == Cls::kBool;
+      return c == Cls::kInt || c == Cls::kBool || c == Cls::kCChar;
     case O::kBand: case O::kBor: case O::kBxor:
-      return c == Cls::kInt || c == Cls::kByte;
+      return c == Cls::kInt || c == Cls::kByte || c == Cls::kCChar;
     case O::kMinloc: case O::kMaxloc:
       return c == Cls::kPair;
     default:

@@ -254,8 +254,11 @@ extern "C" int PMPI_Compare_and_swap(const void* origin_addr, const void* compar
   if (!t && !(t = dataArg(w, 1, datatype, "", fn, &rc))) return rc;
   using K = loom::BasicKind;
   const K k = t->kind();
+  // MPI_CHAR too, as an 8-bit integer, as the reductions take it (coll/op.cc
+  // classOf; MPICH accepts it here as well).
+  const bool cchar = k == K::kChar && t->abiValue() == reinterpret_cast<uintptr_t>(MPI_CHAR);
   const bool integral = (k >= K::kInt8 && k <= K::kUint64) || k == K::kBool ||
-                        k == K::kLogical || k == K::kByte;
+                        k == K::kLogical || k == K::kByte || cchar;
   if (!t->isPredefined() || !integral || t->size() > 16)
     return raiseWin(w, errorf(MPI_ERR_TYPE, "MPI_Compare_and_swap takes a predefined integer, "
                               "logical or byte type"), fn);

@@ -1,8 +1,9 @@
 /* coll_char: MPI_SUM, MPI_PROD, MPI_MIN and MPI_MAX on MPI_CHAR (reduced as
  * a signed 8-bit integer, as Open MPI and MPICH do), MPI_SIGNED_CHAR and
  * MPI_UNSIGNED_CHAR, through MPI_Allreduce, MPI_Reduce, MPI_Reduce_local and
- * a derived type of MPI_CHAR; the ops that stay undefined on MPI_CHAR
- * (bitwise, logical, MINLOC) give MPI_ERR_OP under MPI_ERRORS_RETURN.
+ * a derived type of MPI_CHAR; the logical and bitwise ops on MPI_CHAR too
+ * (MPICH accepts them: the same extension), and MPI_Compare_and_swap on it;
+ * MINLOC stays undefined (MPI_ERR_OP under MPI_ERRORS_RETURN).
  * Prints "coll_char: rank R: N checks passed". */
 #include <mpi.h>
 #include <string.h>
@@ -79,14 +80,51 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 4; ++i) CHECK(out[i] == (char)(p * (i + 1)));
   OK(MPI_Type_free(&pair));
 
-  /* Still undefined on MPI_CHAR: bitwise and logical ops. */
+  /* Logical and bitwise ops on MPI_CHAR, as on a signed 8-bit integer. */
+  {
+    char x[4] = {0, 3, 0x0f, -1}, y[4] = {0, 0, 0x3c, 1};
+    char z[4];
+    memcpy(z, y, sizeof z);
+    OK(MPI_Reduce_local(x, z, 4, MPI_CHAR, MPI_LAND));
+    CHECK(z[0] == 0 && z[1] == 0 && z[2] == 1 && z[3] == 1);
+    memcpy(z, y, sizeof z);
+    OK(MPI_Reduce_local(x, z, 4, MPI_CHAR, MPI_LOR));
+    CHECK(z[0] == 0 && z[1] == 1 && z[2] == 1 && z[3] == 1);
+    memcpy(z, y, sizeof z);
+    OK(MPI_Reduce_local(x, z, 4, MPI_CHAR, MPI_LXOR));
+    CHECK(z[0] == 0 && z[1] == 1 && z[2] == 0 && z[3] == 0);
+    memcpy(z, y, sizeof z);
+    OK(MPI_Reduce_local(x, z, 4, MPI_CHAR, MPI_BAND));
+    CHECK(z[0] == 0 && z[1] == 0 && z[2] == 0x0c && z[3] == 1);
+    memcpy(z, y, sizeof z);
+    OK(MPI_Reduce_local(x, z, 4, MPI_CHAR, MPI_BOR));
+    CHECK(z[0] == 0 && z[1] == 3 && z[2] == 0x3f && z[3] == -1);
+    memcpy(z, y, sizeof z);
+    OK(MPI_Reduce_local(x, z, 4, MPI_CHAR, MPI_BXOR));
+    CHECK(z[0] == 0 && z[1] == 3 && z[2] == 0x33 && z[3] == -2);
+    /* Across ranks: rank r contributes bit (r % 7). */
+    char bit = (char)(1 << (wrank % 7)), all = 0;
+    OK(MPI_Allreduce(&bit, &all, 1, MPI_CHAR, MPI_BOR, MPI_COMM_WORLD));
+    char want = 0;
+    for (int r = 0; r < p; ++r) want |= (char)(1 << (r % 7));
+    CHECK(all == want);
+  }
+  /* Still undefined on MPI_CHAR: MINLOC (a pair type only). */
   int cls = 0;
-  int rc = MPI_Allreduce(in, out, 4, MPI_CHAR, MPI_BAND, MPI_COMM_WORLD);
+  int rc = MPI_Reduce_local(a, b, 3, MPI_CHAR, MPI_MINLOC);
   MPI_Error_class(rc, &cls);
   CHECK(cls == MPI_ERR_OP);
-  rc = MPI_Reduce_local(a, b, 3, MPI_CHAR, MPI_LOR);
-  MPI_Error_class(rc, &cls);
-  CHECK(cls == MPI_ERR_OP);
+  /* Compare-and-swap on MPI_CHAR. */
+  {
+    char cell = 7, res = 0, cmp = 7, nv = 9;
+    MPI_Win w;
+    OK(MPI_Win_create(&cell, 1, 1, MPI_INFO_NULL, MPI_COMM_SELF, &w));
+    OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w));
+    OK(MPI_Compare_and_swap(&nv, &cmp, &res, MPI_CHAR, 0, 0, w));
+    OK(MPI_Win_unlock(0, w));
+    CHECK(res == 7 && cell == 9);
+    OK(MPI_Win_free(&w));
+  }
   /* Bitwise ops on the integer char types are standard. */
   OK(MPI_Reduce_local(a, b, 3, MPI_UNSIGNED_CHAR, MPI_BXOR));
   OK(MPI_Reduce_local(a, b, 3, MPI_SIGNED_CHAR, MPI_BOR));
