@@ -41,6 +41,7 @@ Status connect();
 void tuneSetup(const JobInfo& job, bool oversubscribed, ProtocolLimits* L);
 void tunePublish();  // after shm setup: the leader's words in the segment's header
 void tuneAgree();    // after shm connect: read them
+void tuneBeforeBarrier();  // MPI_Finalize, before its barrier: too short a job withdraws
 Status tuneCalibrate(Comm* world);
 // The CMA window of local rank 0 at start-up, alike on every rank of this
 // node (the collective selector's rules for one node use it; they must

@@ -9,13 +9,20 @@
 // which every local rank reads after connecting (tuneAgree): local rank 1
 // always agrees, and the collective rules see one window per node.
 //
+// Only a job long enough measures (LOOM_TUNE_MIN_JOB_MS, 200 ms; refresh:
+// any): the leader looks at how long the job ran just before the final
+// barrier (tuneBeforeBarrier) and withdraws its decision in the header's
+// first word when it was shorter; local rank 1 reads that word again after
+// the barrier. So a hello job costs nothing, and the job that measures
+// spends under 1% of its time on it.
+//
 // The measurement runs in MPI_Finalize, after the final barrier: the leader
 // sends each size by each protocol (its own limits forced for the send),
 // local rank 1 receives and answers with an empty message; the leader times
 // the round, keeps the fastest of a few repeats, decides, writes the cache
 // and tells local rank 1 the result. The jobs after it read the cache. Cost
-// on the 2-core Intel Xeon VM: 1.4-1.6 ms (quick, once per host), ~20 ms
-// (refresh, loom-info --tune).
+// on the 2-core Intel Xeon VM: 1.3-2.2 ms (quick, once per host; ~0.9 ms of
+// it maps the pair's rings), ~20 ms (refresh, loom-info --tune).
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -28,6 +35,7 @@
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/log.h"
+#include "core/params.h"
 #include "core/progress.h"
 #include "core/request.h"
 #include "core/tune.h"
@@ -47,6 +55,8 @@ struct TuneState {
   bool leaderSaysMeasure = false;  // on local rank 1: what the leader said
   size_t nodeMin = tune::kNoMax, nodeMax = tune::kNoMax;  // the leader's window
   tune::Mode mode = tune::Mode::kAuto;
+  double initUs = 0;  // when setup ran (MPI_Init)
+  int me = -1;        // this rank's job rank
 };
 TuneState gT;
 
@@ -160,6 +170,8 @@ Status measure(Comm* world, bool full, std::vector<tune::Sample>* out, double* r
 
 void tuneSetup(const JobInfo& job, bool oversubscribed, ProtocolLimits* L) {
   gT = TuneState{};
+  gT.initUs = nowUs();
+  gT.me = job.proc->rank;
   gT.mode = tune::mode();
   gT.resolved = tune::resolve(oversubscribed);
   apply(L, gT.resolved);
@@ -174,6 +186,25 @@ void tuneSetup(const JobInfo& job, bool oversubscribed, ProtocolLimits* L) {
     gT.leaderSaysMeasure = tune::writable(gT.resolved.path, &why);
     if (!gT.leaderSaysMeasure)
       log::debug("tune", "not measuring: %s; built-in defaults", why.c_str());
+  }
+}
+
+void tuneBeforeBarrier() {
+  if (gT.me != gT.leader || !gT.leaderSaysMeasure || gT.mode != tune::Mode::kAuto) return;
+  if (!shm::active()) return;
+  int64_t minMs = 200;
+  (void)params::parseInt(params::getString("LOOM_TUNE_MIN_JOB_MS"), &minMs);
+  const double ranMs = (nowUs() - gT.initUs) / 1e3;
+  if (ranMs >= static_cast<double>(minMs)) return;
+  // Local rank 1 sees the same word after the barrier (tuneCalibrate).
+  uint64_t w[shm::kLeaderWords];
+  if (!shm::leaderWords(w)) return;
+  gT.leaderSaysMeasure = false;
+  if (w[0] == 1) {
+    w[0] = 0;
+    shm::setLeaderWords(w);
+    log::debug("tune", "not measuring: the job ran %.0f ms, under LOOM_TUNE_MIN_JOB_MS=%lld; a "
+               "longer job will", ranMs, static_cast<long long>(minMs));
   }
 }
 
@@ -204,11 +235,12 @@ void nodeCmaWindow(size_t* mn, size_t* mx) {
 Status tuneCalibrate(Comm* world) {
   const int me = world->rank();
   if (gT.leader < 0 || (me != gT.leader && me != gT.peer)) return Status::ok();
-  if (me == gT.peer) {
-    if (!gT.leaderSaysMeasure || !shm::active()) return Status::ok();
-  } else if (!gT.leaderSaysMeasure || !shm::active()) {
-    return Status::ok();
+  if (me == gT.peer && gT.leaderSaysMeasure && shm::active()) {
+    // The leader may have withdrawn before the barrier (tuneBeforeBarrier).
+    uint64_t w[shm::kLeaderWords];
+    if (shm::leaderWords(w)) gT.leaderSaysMeasure = w[0] == 1;
   }
+  if (!gT.leaderSaysMeasure || !shm::active()) return Status::ok();
   if (me == gT.peer) {
     // Receive what the leader sends, answer each with an empty message,
     // until its result arrives (a Wire message, tagged by its size).

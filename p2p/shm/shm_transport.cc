@@ -344,12 +344,15 @@ Status setup(const Config& cfg) {
 }
 
 void setLeaderWords(const uint64_t (&w)[kLeaderWords]) {
-  if (gS.n >= 2 && gS.me == 0 && gS.header)
+  if (gS.n >= 2 && gS.me == 0 && gS.header) {
     for (int i = 0; i < kLeaderWords; ++i) gS.header->leaderWords[i] = w[i];
+    std::atomic_thread_fence(std::memory_order_release);
+  }
 }
 
 bool leaderWords(uint64_t (&w)[kLeaderWords]) {
   if (gS.n < 2 || !gS.header) return false;
+  std::atomic_thread_fence(std::memory_order_acquire);
   for (int i = 0; i < kLeaderWords; ++i) w[i] = gS.header->leaderWords[i];
   return true;
 }

@@ -156,6 +156,7 @@ Status releaseRuntime() {
   // libfabric has not taken yet) leave before the barrier: blocked there, a
   // rank moves nothing.
   loom::progress::waitUntil([] { return loom::p2p::drained(); });
+  loom::p2p::tuneBeforeBarrier();
   // The last finalize is collective: nobody tears down while a peer may
   // still need it.
   Status st = r.boot.barrier();

@@ -57,10 +57,14 @@ constexpr Param kParams[] = {
      "host (LOOM_TUNE), else none (no limit); none: no limit"},
     {"LOOM_TUNE", "auto",
      "Thresholds measured on the machine (loom-info --tune; LOOM_DEBUG=tune logs it): auto "
-     "(read the host's cache; the first job with two ranks on a node and a core each measures "
-     "them in MPI_Init, a few hundred microseconds, when the cache is missing, stale or "
-     "corrupt and its place is writable), refresh (measure again and rewrite the cache), 0 "
-     "(built-in defaults; no cache, no measurement)"},
+     "(read the host's cache; when it is missing, stale or corrupt and its place is writable, "
+     "the first job with two ranks on a node and a core each that runs LOOM_TUNE_MIN_JOB_MS "
+     "or longer measures them in MPI_Finalize, about 1.5 ms), refresh (measure again and "
+     "rewrite the cache, in any job), 0 (built-in defaults; no cache, no measurement)"},
+    {"LOOM_TUNE_MIN_JOB_MS", "200",
+     "LOOM_TUNE=auto measures in a job that ran (MPI_Init to MPI_Finalize) at least this many "
+     "milliseconds, so that the calibration costs under 1% of it; shorter jobs leave it to a "
+     "later one (0: the first job measures, however short)"},
     {"LOOM_TUNE_CACHE", "auto",
      "Directory of the per-host cache of measured thresholds (file tune-<host>.conf, text, "
      "keyed by CPU model, CPU count, kernel release and Loom version). auto: "

@@ -4,6 +4,9 @@
 #
 #   tune_cache.sh LOOMRUN LOOM_INFO HELLO EXCHANGE
 #
+#  0. A short job (a hello, under LOOM_TUNE_MIN_JOB_MS's default 200 ms)
+#     measures nothing and writes no file; LOOM_TUNE_MIN_JOB_MS=0 (exported
+#     for the rest) lets every first job measure.
 #  1. A first 2-rank job with no cache measures (LOOM_DEBUG=tune says so)
 #     and writes tune-<host>.conf; loom-info --tuning then says "cached".
 #  2. A second job reads it and measures nothing.
@@ -24,6 +27,15 @@ unset LOOM_SHM_CMA_MIN LOOM_SHM_CMA_MAX
 fail() { echo "tune_cache: FAIL: $*" >&2; exit 1; }
 file() { ls "$LOOM_TUNE_CACHE"/tune-*.conf 2>/dev/null | head -1; }
 job() { timeout 60 "$loomrun" "$@"; }
+
+# 0. a short job leaves the measurement to a longer one
+unset LOOM_TUNE_MIN_JOB_MS
+out=$(LOOM_DEBUG=tune job -n 2 "$hello" 2>&1) || fail "short job: $out"
+echo "$out" | grep -q "\[tune\] measured" && fail "a hello job measured: $out"
+echo "$out" | grep -q "not measuring: the job ran .* ms, under LOOM_TUNE_MIN_JOB_MS=200" ||
+  fail "short job did not say why it did not measure: $out"
+[ -z "$(file)" ] || fail "short job wrote a cache"
+export LOOM_TUNE_MIN_JOB_MS=0
 
 # 1. first job measures
 out=$(LOOM_DEBUG=tune job -n 2 "$hello" 2>&1) || fail "first job: $out"
