@@ -128,6 +128,7 @@ int idupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, MPI_Req
     spec.size = local->size() + remote->size();
     spec.me = localFirst ? parent->rank() : remote->size() + parent->rank();
     spec.ids = 2;
+    spec.tag += loom::api::kTagAgreeInterBase - loom::api::kTagAgreeBase;
   }
   *request = reinterpret_cast<MPI_Request>(r);
   loom::api::startAgreement(

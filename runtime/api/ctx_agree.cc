@@ -20,6 +20,28 @@ Datatype* byteType() {
   return t;
 }
 
+int gHolds = 0;  // HoldAgreements alive
+
+// The id at position `k` among the ids set in `words` (counting from the
+// lowest), or the last one set when there are fewer; -1 when none is.
+int nthFree(const uint64_t* words, uint64_t k) {
+  int last = -1;
+  for (int w = 0; w < kWords; ++w)
+    for (uint64_t bits = words[w]; bits; bits &= bits - 1) {
+      last = w * 64 + __builtin_ctzll(bits);
+      if (k-- == 0) return last;
+    }
+  return last;
+}
+
+uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb93fe53ba34full;
+  return x ^ (x >> 33);
+}
+
 class Agreement {
  public:
   Agreement(AgreeSpec spec, AgreeDone done) : s_(std::move(spec)), done_(std::move(done)) {
@@ -127,7 +149,17 @@ class Agreement {
   // A round ended with the AND in buf_: true when the agreement has ended.
   bool decide() {
     if (phase_ == kSnapshot) {
-      int lowest = ContextIdMask::lowestFree(buf_);
+      // The first attempt takes the lowest id free everywhere (ids stay
+      // compact). Two agreements that chose the same id and lost their
+      // check rounds would choose it again: a retry takes one of the first
+      // 256 free ids instead, by a hash of the communicator, the tag and
+      // the attempt, which every member computes alike and another
+      // agreement almost surely does not.
+      const uint64_t k = attempt_ == 0 ? 0
+                                       : mix(uint64_t{s_.comm->contextId()} << 40 ^
+                                             static_cast<uint64_t>(s_.tag) << 8 ^ attempt_) %
+                                             256;
+      int lowest = nthFree(buf_, k);
       int second = 0;
       if (lowest >= 0 && s_.ids == 2) {
         buf_[lowest / 64] &= ~(uint64_t{1} << (lowest % 64));
@@ -145,11 +177,12 @@ class Agreement {
       id_[0] = static_cast<uint32_t>(lowest);
       id_[1] = static_cast<uint32_t>(second);
       const bool quiet = buf_[kWords] & 1;
-      if (s_.blocking && quiet) {
+      if (s_.blocking && quiet && gHolds == 0) {
         take();
         return true;
       }
-      const bool ok = contextIds().isFree(id_[0]) && (s_.ids == 1 || contextIds().isFree(id_[1]));
+      const bool ok = gHolds == 0 && contextIds().isFree(id_[0]) &&
+                      (s_.ids == 1 || contextIds().isFree(id_[1]));
       if (ok) take();
       std::memset(buf_, 0, kBytes);
       buf_[0] = ok ? 1 : 0;
@@ -159,6 +192,7 @@ class Agreement {
     if (buf_[0] & 1) return true;  // taken everywhere
     // Some process had given the id to another agreement meanwhile: again.
     if (mine_) giveBack();
+    ++attempt_;
     begin(agreementsInFlight() > 1);
     return false;
   }
@@ -173,6 +207,7 @@ class Agreement {
   Request* pending_ = nullptr;
   Status result_;
   uint32_t id_[2] = {0, 0};
+  uint64_t attempt_ = 0;  // snapshot rounds started again
   bool mine_ = false;  // id_ is taken here for this agreement
 };
 
@@ -202,6 +237,9 @@ int pollAgreements(void*) {
 }  // namespace
 
 int agreementsInFlight() { return static_cast<int>(inFlight().size()); }
+
+HoldAgreements::HoldAgreements() { ++gHolds; }
+HoldAgreements::~HoldAgreements() { --gHolds; }
 
 void startAgreement(AgreeSpec spec, AgreeDone done) {
   auto* a = new Agreement(std::move(spec), std::move(done));

@@ -10,7 +10,9 @@
 // agreement may have taken the chosen id there. Hence a second round when
 // that can happen: every process takes the chosen id if it is still free
 // and says whether it could; when one could not, those that took it give
-// it back and the agreement starts again from fresh snapshots.
+// it back and the agreement starts again from fresh snapshots, choosing,
+// from then on, among the first free ids by a hash of the communicator, tag
+// and attempt (so that two agreements that collided part ways).
 //
 // The second round is skipped by a blocking agreement when no process had
 // another agreement in flight at its snapshot: then nothing can take an id
@@ -31,6 +33,12 @@ namespace loom::api {
 // members drew in the same call (below kCollTagSpan), so agreements on one
 // communicator in flight together never share messages.
 inline constexpr int kTagAgreeBase = 0x800000;
+// An intercommunicator's idup: kTagAgreeInterBase + a tag of the
+// intercommunicator's collective sequence. Its messages to the own side
+// travel on the hidden local communicator, whose own agreements (blocking
+// dup, split of the intercommunicator) draw tags from the local
+// communicator's sequence: a separate range keeps the two apart.
+inline constexpr int kTagAgreeInterBase = 0xC00000;
 
 // Where member i is reached: a rank of a communicator (an intercommunicator
 // reaches the other side's processes).
@@ -65,5 +73,17 @@ Status agreeBlocking(AgreeSpec spec, uint32_t* id);
 
 // Agreements of this process in flight.
 int agreementsInFlight();
+
+// While one lives, no agreement in flight takes an id on this process (its
+// check round fails here and it starts again): for an agreement of the old
+// kind, a snapshot, an AND and a take after it returns (the intercommunicator
+// constructors' joinSides), which must not see an id taken under it.
+class HoldAgreements {
+ public:
+  HoldAgreements();
+  ~HoldAgreements();
+  HoldAgreements(const HoldAgreements&) = delete;
+  HoldAgreements& operator=(const HoldAgreements&) = delete;
+};
 
 }  // namespace loom::api

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "api/comm_internal.h"
+#include "api/ctx_agree.h"
 #include "api/inter_internal.h"
 #include "api/runtime.h"
 #include "core/datatype.h"
@@ -111,6 +112,9 @@ Status exchangeBytes(Comm* via, const void* sbuf, size_t sbytes, void* rbuf, siz
 }
 
 Status joinSides(Comm* local, int leader, const LeaderLink& link, int high, Joined* out) {
+  // From the snapshot until the caller takes the id (right after this
+  // returns), no agreement in flight may take one here (ctx_agree.h).
+  HoldAgreements hold;
   SideHeader h{};
   std::memcpy(h.words, contextIds().words(), sizeof h.words);
   if (local->size() > 1) LOOM_TRY(allreduceBand(local, h.words, ContextIdMask::kWords));

@@ -5,6 +5,10 @@
  *   intercommunicator);
  * - several in flight at once, overlapping a blocking MPI_Comm_dup and an
  *   MPI_Comm_create_group, all end with distinct, isolated communicators;
+ * - idups of two communicators with different roots (a dup and a split
+ *   with reversed keys) in flight together;
+ * - on an intercommunicator, an idup overlapping a blocking MPI_Comm_dup
+ *   of it; and an idup of MPI_COMM_WORLD overlapping MPI_Intercomm_create;
  * - running out of context ids fails at the MPI_Wait of the idup that ran
  *   out, with MPI_ERR_INTERN, on every rank; freeing them makes room again. */
 #include <stdlib.h>
@@ -99,6 +103,48 @@ static void overlap(void) {
   OK(MPI_Group_free(&wg));
 }
 
+/* Messages with one tag on each of `n` communicators reach the right one
+ * (ring over each; intercommunicators: to the same rank of the other side
+ * when it exists). */
+static void isolated(MPI_Comm* cs, int n) {
+  MPI_Request s[8], q[8];
+  int out[8], in[8], from[8];
+  for (int i = 0; i < n; ++i) {
+    int inter = 0, sz, rk, rsz;
+    OK(MPI_Comm_test_inter(cs[i], &inter));
+    OK(MPI_Comm_rank(cs[i], &rk));
+    OK(MPI_Comm_size(cs[i], &sz));
+    if (inter) OK(MPI_Comm_remote_size(cs[i], &rsz));
+    int to = inter ? (rk < rsz ? rk : MPI_PROC_NULL) : (rk + 1) % sz;
+    from[i] = inter ? (rk < rsz ? rk : MPI_PROC_NULL) : (rk + sz - 1) % sz;
+    out[i] = 1000 * i + me;
+    in[i] = -1;
+    OK(MPI_Isend(&out[i], 1, MPI_INT, to, 3, cs[i], &s[i]));
+  }
+  for (int i = n - 1; i >= 0; --i) OK(MPI_Irecv(&in[i], 1, MPI_INT, from[i], 3, cs[i], &q[i]));
+  OK(MPI_Waitall(n, s, MPI_STATUSES_IGNORE));
+  OK(MPI_Waitall(n, q, MPI_STATUSES_IGNORE));
+  for (int i = 0; i < n; ++i) CHECK(from[i] == MPI_PROC_NULL || in[i] / 1000 == i);
+}
+
+static void differentRoots(void) {
+  MPI_Comm c1, c2, a, b;
+  MPI_Request r[2];
+  OK(MPI_Comm_dup(MPI_COMM_WORLD, &c1));
+  OK(MPI_Comm_split(MPI_COMM_WORLD, 0, np - me, &c2));
+  for (int k = 0; k < 20; ++k) {
+    OK(MPI_Comm_idup(c1, &a, &r[0]));
+    OK(MPI_Comm_idup(c2, &b, &r[1]));
+    OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    MPI_Comm both[2] = {a, b};
+    isolated(both, 2);
+    OK(MPI_Comm_free(&a));
+    OK(MPI_Comm_free(&b));
+  }
+  OK(MPI_Comm_free(&c1));
+  OK(MPI_Comm_free(&c2));
+}
+
 static void exhaustion(void) {
   enum { MAX = 10000 };
   MPI_Comm* cs = malloc(sizeof(MPI_Comm) * MAX);
@@ -143,6 +189,7 @@ int main(int argc, char** argv) {
   late_leader(MPI_COMM_WORLD, 0);
   late_leader(MPI_COMM_WORLD, 1);
   overlap();
+  differentRoots();
   if (np >= 2) {
     MPI_Comm half, ic;
     OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half));
@@ -151,6 +198,33 @@ int main(int argc, char** argv) {
     MPI_Comm stagger = MPI_COMM_NULL;
     if (me % 2) OK(MPI_Comm_dup(half, &stagger));
     late_leader(ic, 0);
+    /* An idup of a new intercommunicator (its first collective call)
+     * overlapping a blocking dup of it, several times. */
+    for (int k = 0; k < 5; ++k) {
+      MPI_Comm ic3, a, b;
+      MPI_Request r;
+      OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 80 + k, &ic3));
+      OK(MPI_Comm_idup(ic3, &a, &r));
+      OK(MPI_Comm_dup(ic3, &b));
+      OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+      MPI_Comm all[3] = {ic3, a, b};
+      isolated(all, 3);
+      OK(MPI_Comm_free(&a));
+      OK(MPI_Comm_free(&b));
+      OK(MPI_Comm_free(&ic3));
+    }
+    /* An idup of MPI_COMM_WORLD overlapping MPI_Intercomm_create. */
+    {
+      MPI_Comm d, ic2;
+      MPI_Request r;
+      OK(MPI_Comm_idup(MPI_COMM_WORLD, &d, &r));
+      OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 78, &ic2));
+      OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+      MPI_Comm all[3] = {d, ic2, ic};
+      isolated(all, 3);
+      OK(MPI_Comm_free(&d));
+      OK(MPI_Comm_free(&ic2));
+    }
     if (stagger != MPI_COMM_NULL) OK(MPI_Comm_free(&stagger));
     OK(MPI_Comm_free(&ic));
     OK(MPI_Comm_free(&half));
