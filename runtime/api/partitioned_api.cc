@@ -7,7 +7,7 @@
 // communicator, peers and tag), not by the order of MPI_Start or
 // MPI_Pready. So MPI_Psend_init sends a small setup message to the
 // destination at once, on the collective channel with tag kPartTagBase +
-// the user's tag (above MPI_TAG_UB: never an ordinary message), carrying a
+// the user's tag (negative: never an ordinary message), carrying a
 // data tag that this sender drew for the pair. MPI_Precv_init posts the
 // receive of a setup message right away: receives of one source and tag
 // match in the order they were posted and messages of one pair do not
@@ -57,7 +57,11 @@ using loom::api::requireRunning;
 
 namespace {
 
-constexpr int kPartTagBase = 1 << 30;  // above MPI_TAG_UB (2^30 - 1)
+// Setup messages: INT32_MIN + the user's tag, negative tags that nothing
+// else sends (user tags are 0..MPI_TAG_UB, MPI_Intercomm_create's leaders
+// use 2^30 + tag on the same channel) and that no receive on the collective
+// channel takes by MPI_ANY_TAG.
+constexpr int kPartTagBase = INT32_MIN;
 // Data tags: above the collective channel's call tags and internal helper
 // tags (below 0x800000), below the setup tags.
 constexpr uint32_t kDataTagBase = 0x1000000;

@@ -145,6 +145,26 @@ static void order(void) {
     OK(MPI_Request_free(&s[j]));
     OK(MPI_Request_free(&r[j]));
   }
+  /* A receive initialised before an MPI_Intercomm_create with the same tag
+   * on the same communicator, the send after it: neither takes the other's
+   * messages (ranks 0 and 1). */
+  if (np >= 2 && me < 2) {
+    int v = -1, w = 41;
+    MPI_Request pr;
+    MPI_Comm ic;
+    if (me == 1) OK(MPI_Precv_init(&v, 1, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &pr));
+    OK(MPI_Intercomm_create(MPI_COMM_SELF, 0, MPI_COMM_WORLD, 1 - me, 0, &ic));
+    if (me == 0) OK(MPI_Psend_init(&w, 1, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &pr));
+    OK(MPI_Start(&pr));
+    if (me == 0) OK(MPI_Pready(0, pr));
+    OK(MPI_Wait(&pr, MPI_STATUS_IGNORE));
+    if (me == 1) CHECK(v == 41);
+    int rs = 0;
+    OK(MPI_Comm_remote_size(ic, &rs));
+    CHECK(rs == 1);
+    OK(MPI_Request_free(&pr));
+    OK(MPI_Comm_free(&ic));
+  }
   /* A zero-count message may name MPI_DATATYPE_NULL. */
   MPI_Status z;
   OK(MPI_Sendrecv(NULL, 0, MPI_DATATYPE_NULL, next, TAG, NULL, 0, MPI_DATATYPE_NULL, prev, TAG,
