@@ -344,15 +344,25 @@ Status Window::attach(void* addr, uint64_t bytes) {
   for (auto& [ra, rb] : regions_)
     if (a < ra + rb && ra < a + bytes)
       return errorf(MPI_ERR_RMA_ATTACH, "memory at %p overlaps a region already attached", addr);
+  // The sequence is odd before regions_ changes: a node peer reading the
+  // list (past kMaxRegions, from this process) while it is reallocated
+  // retries instead of taking the freed copy.
+  beginRegionsUpdate();
   regions_.emplace_back(a, bytes);
   publishRegions();
   return Status::ok();
 }
 
+void Window::beginRegionsUpdate() {
+  Control* c = peers_[rank()].ctl;
+  if (!c || (c->regionsSeq.load(std::memory_order_relaxed) & 1)) return;
+  c->regionsSeq.fetch_add(1, std::memory_order_acq_rel);  // odd: being written
+}
+
 void Window::publishRegions() {
   Control* c = peers_[rank()].ctl;
   if (!c) return;
-  c->regionsSeq.fetch_add(1, std::memory_order_acq_rel);  // odd: being written
+  beginRegionsUpdate();
   for (size_t i = 0; i < regions_.size() && i < static_cast<size_t>(kMaxRegions); ++i)
     c->regions[i] = {regions_[i].first, regions_[i].second};
   // regions_ is a vector of (addr, bytes) pairs of uint64_t: laid out as
@@ -369,6 +379,7 @@ Status Window::detach(const void* addr) {
                          [a](const auto& r) { return r.first == a; });
   if (it == regions_.end())
     return errorf(MPI_ERR_RMA_ATTACH, "no region attached at %p", addr);
+  beginRegionsUpdate();
   regions_.erase(it);
   publishRegions();
   return Status::ok();

@@ -222,6 +222,7 @@ class Window : public HandlePool<Window> {
   Status requestWithReply(int target, const AmHeader& h, char* msg, size_t msgBytes,
                           void* buf, int64_t count, Datatype* type, size_t bytes, Request** user);
   // Copies the attached regions into this rank's Control block.
+  void beginRegionsUpdate();  // the regions' sequence odd (being written)
   void publishRegions();
   // The pieces (target addresses) of `count` `type` at disp of target,
   // range-checked against the target's window.
