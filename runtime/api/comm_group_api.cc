@@ -159,7 +159,8 @@ extern "C" int PMPI_Comm_create_from_group(MPI_Group group, const char* stringta
   if (info != MPI_INFO_NULL) {
     loom::Info* i = loom::api::toInfo(info);
     if (!i) return raise(&standIn, errorf(MPI_ERR_INFO, "invalid info object"), fn);
-    hints = i->entries();
+    for (const auto& [k, v] : i->entries())
+      if (loom::api::isCommHint(k)) loom::infoSet(hints, k, v);  // recognised keys only
   }
   if (g->rankOf(rt().proc.rank) == MPI_UNDEFINED) {
     *newcomm = MPI_COMM_NULL;

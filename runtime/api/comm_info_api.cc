@@ -35,11 +35,6 @@ int badComm(const char* fn) {
   return raise(nullptr, errorf(MPI_ERR_COMM, "invalid communicator"), fn);
 }
 
-bool recognised(const std::string& key) {
-  for (const char* k : kAssertions)
-    if (key == k) return true;
-  return false;
-}
 
 // The hints `info` carries that Loom recognises: MPI_INFO_NULL carries none.
 bool infoHints(MPI_Info info, InfoEntries* out) {
@@ -48,11 +43,21 @@ bool infoHints(MPI_Info info, InfoEntries* out) {
   Info* i = loom::api::toInfo(info);
   if (!i) return false;
   for (const auto& [k, v] : i->entries())
-    if (recognised(k)) loom::infoSet(*out, k, v);
+    if (loom::api::isCommHint(k)) loom::infoSet(*out, k, v);
   return true;
 }
 
 }  // namespace
+
+namespace loom::api {
+
+bool isCommHint(const std::string& key) {
+  for (const char* k : kAssertions)
+    if (key == k) return true;
+  return false;
+}
+
+}  // namespace loom::api
 
 extern "C" int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   static const char* fn = "MPI_Comm_set_info";

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "core/comm.h"
 #include "core/group.h"
@@ -50,6 +51,10 @@ Status allreduceBand(Comm* comm, uint64_t* words, int nwords);
 // Does not take it: members of the new communicator call
 // contextIds().take(*id) and setOwnsContextId(true).
 Status agreeContextId(Comm* parent, uint32_t* id);
+
+// Whether Loom recognises `key` as a communicator hint (comm_info_api.cc):
+// communicators keep only those.
+bool isCommHint(const std::string& key);
 
 // MPI_Comm_dup and its variants (comm_mgmt_api.cc): the new communicator
 // gets `hints`, or the parent's when `hints` is null. idupComm returns at

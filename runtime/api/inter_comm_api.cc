@@ -167,7 +167,8 @@ extern "C" int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int loca
   if (info != MPI_INFO_NULL) {
     loom::Info* i = loom::api::toInfo(info);
     if (!i) return raise(&standIn, errorf(MPI_ERR_INFO, "invalid info object"), fn);
-    hints = i->entries();
+    for (const auto& [k, v] : i->entries())
+      if (loom::api::isCommHint(k)) loom::infoSet(hints, k, v);  // recognised keys only
   }
   MPI_Comm lc = MPI_COMM_NULL;
   int rc =

@@ -85,7 +85,13 @@ int raise(Comm* comm, const Status& status, const char* function) {
 
 std::string commLabel(const Comm* c) {
   if (!c->name().empty()) return c->name();
-  if (!c->origin().empty()) return c->origin();
+  if (!c->origin().empty()) {
+    // Derived origins nest ("dup of dup of ..."): a program that duplicates
+    // in a loop would otherwise grow them without end.
+    constexpr size_t kMax = 96;
+    const std::string& o = c->origin();
+    return o.size() <= kMax ? o : o.substr(0, kMax - 3) + "...";
+  }
   return c->isInter() ? "an intercommunicator" : "a communicator";
 }
 
