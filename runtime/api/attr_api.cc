@@ -69,6 +69,14 @@ int copyAttributes(Comm* from, MPI_Comm fromHandle, Comm* to) {
   return Store::copyAll(from->attributes(), fromHandle, to->attributes()).code();
 }
 
+int copyAttributesInto(Comm* from, MPI_Comm fromHandle, std::vector<Attribute>* to) {
+  return Store::copyAll(from->attributes(), fromHandle, *to).code();
+}
+
+int deleteAttributeList(std::vector<Attribute>* attrs, MPI_Comm handle) {
+  return Store::eraseAll(*attrs, handle).code();
+}
+
 int deleteAttributes(Comm* c, MPI_Comm handle) {
   return Store::eraseAll(c->attributes(), handle).code();
 }

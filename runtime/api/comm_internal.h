@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/comm.h"
 #include "core/group.h"
@@ -67,6 +68,11 @@ int idupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, MPI_Req
 // what a user callback returned.
 // Runs the copy callbacks of `from`'s attributes for MPI_Comm_dup.
 int copyAttributes(Comm* from, MPI_Comm fromHandle, Comm* to);
+// The same into a list of its own (MPI_Comm_idup copies at the call, before
+// the communicator exists), and the delete callbacks of such a list, with
+// `handle` as the communicator.
+int copyAttributesInto(Comm* from, MPI_Comm fromHandle, std::vector<Attribute>* to);
+int deleteAttributeList(std::vector<Attribute>* attrs, MPI_Comm handle);
 // Runs the delete callbacks of every attribute, newest first, removing each;
 // stops at the first callback that fails. MPI_Comm_free and MPI_Finalize
 // (for MPI_COMM_SELF, then MPI_COMM_WORLD) call it.

@@ -99,6 +99,12 @@ int idupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, MPI_Req
   parent->retain();
   r->holdsRefs = true;
   InfoEntries h = hints ? *hints : parent->hints();
+  // The attributes are copied now: the standard has the call behave as if
+  // MPI_Comm_dup ran when it was made. A copy callback that fails still
+  // lets the agreement run (the other processes are in it) and fails the
+  // request when it ends.
+  std::vector<loom::Attribute> copies;
+  const int copied = loom::api::copyAttributesInto(parent, comm, &copies);
   loom::api::AgreeSpec spec;
   spec.comm = parent;
   spec.me = parent->rank();
@@ -132,8 +138,14 @@ int idupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, MPI_Req
   }
   *request = reinterpret_cast<MPI_Request>(r);
   loom::api::startAgreement(
-      std::move(spec),
-      [parent, h = std::move(h), newcomm, r](Status st, uint32_t ctx, uint32_t hidden) {
+      std::move(spec), [parent, h = std::move(h), newcomm, r, copied,
+                        copies = std::move(copies)](Status st, uint32_t ctx,
+                                                    uint32_t hidden) mutable {
+        if (st.isOk() && copied != MPI_SUCCESS) {
+          loom::contextIds().give(ctx);  // taken by the agreement; no communicator
+          if (parent->isInter()) loom::contextIds().give(hidden);
+          st = errorf(copied, "an attribute copy callback returned %d", copied);
+        }
         if (st.isOk()) {
           Comm* c = nullptr;
           if (parent->isInter()) {
@@ -145,16 +157,12 @@ int idupComm(MPI_Comm comm, const InfoEntries* hints, MPI_Comm* newcomm, MPI_Req
           }
           c->hints() = h;
           c->setTopo(parent->topo());
-          int rc = loom::api::copyAttributes(parent, loom::api::toHandle(parent), c);
-          if (rc == MPI_SUCCESS) {
-            *newcomm = loom::api::toHandle(c);
-          } else {
-            (void)loom::api::deleteAttributes(c, loom::api::toHandle(c));
-            Comm::free(c);
-            *newcomm = MPI_COMM_NULL;
-            st = errorf(rc, "an attribute copy callback returned %d", rc);
-          }
+          c->attributes() = std::move(copies);
+          *newcomm = loom::api::toHandle(c);
         } else {
+          // The copies made at the call go with their delete callbacks; the
+          // communicator they were for never came to be (MPI_COMM_NULL).
+          (void)loom::api::deleteAttributeList(&copies, MPI_COMM_NULL);
           *newcomm = MPI_COMM_NULL;
         }
         if (!st.isOk()) {

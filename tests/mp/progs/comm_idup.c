@@ -9,8 +9,12 @@
  *   with reversed keys) in flight together;
  * - on an intercommunicator, an idup overlapping a blocking MPI_Comm_dup
  *   of it; and an idup of MPI_COMM_WORLD overlapping MPI_Intercomm_create;
+ * - the attributes are copied when MPI_Comm_idup is called (as if
+ *   MPI_Comm_dup ran then): changing the parent's before MPI_Wait does not
+ *   change the copy;
  * - running out of context ids fails at the MPI_Wait of the idup that ran
  *   out, with MPI_ERR_INTERN, on every rank; freeing them makes room again. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "comm_checks.h"
@@ -145,6 +149,31 @@ static void differentRoots(void) {
   OK(MPI_Comm_free(&c2));
 }
 
+static int copyPlusOne(MPI_Comm c, int k, void* extra, void* in, void* out, int* flag) {
+  (void)c, (void)k, (void)extra;
+  *(void**)out = (void*)((intptr_t)in + 1);
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+static void attributesAtCall(void) {
+  int key;
+  MPI_Comm n;
+  MPI_Request r;
+  void* v = NULL;
+  int flag = 0;
+  OK(MPI_Comm_create_keyval(copyPlusOne, MPI_COMM_NULL_DELETE_FN, &key, NULL));
+  OK(MPI_Comm_set_attr(MPI_COMM_WORLD, key, (void*)(intptr_t)10));
+  OK(MPI_Comm_idup(MPI_COMM_WORLD, &n, &r));
+  OK(MPI_Comm_set_attr(MPI_COMM_WORLD, key, (void*)(intptr_t)20));
+  OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  OK(MPI_Comm_get_attr(n, key, &v, &flag));
+  CHECK(flag && (intptr_t)v == 11);
+  OK(MPI_Comm_free(&n));
+  OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, key));
+  OK(MPI_Comm_free_keyval(&key));
+}
+
 static void exhaustion(void) {
   enum { MAX = 10000 };
   MPI_Comm* cs = malloc(sizeof(MPI_Comm) * MAX);
@@ -190,6 +219,7 @@ int main(int argc, char** argv) {
   late_leader(MPI_COMM_WORLD, 1);
   overlap();
   differentRoots();
+  attributesAtCall();
   if (np >= 2) {
     MPI_Comm half, ic;
     OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half));
