@@ -42,7 +42,8 @@ bool run(ShmColl& c, ShmOp& op) {
 
 Status allgatherShm(const CollArgs& a, Request** out) {
   const size_t block = a.recvType->packedSize(a.recvCount);  // = the send signature's
-  return shm::startOp(a, run, block, block, out);
+  const size_t sent = a.inPlace ? block : a.type->packedSize(a.count);
+  return shm::startOp(a, run, block, block, out, 1, false, sent);
 }
 
 }  // namespace loom::coll

@@ -53,7 +53,8 @@ bool alltoallShmSupports(const CollArgs& a) {
 
 Status alltoallShm(const CollArgs& a, Request** out) {
   // bytes: one block, alike on every rank; the slots carry all p blocks.
-  return shm::startOp(a, run, a.bytes, a.bytes * a.comm->size(), out);
+  const size_t sent = a.inPlace ? a.bytes : a.type->packedSize(a.count);
+  return shm::startOp(a, run, a.bytes, a.bytes * a.comm->size(), out, 1, false, sent);
 }
 
 }  // namespace loom::coll

@@ -40,7 +40,8 @@ bool sized(Collective c) {
 struct ShmColl::Signature {
   std::atomic<uint64_t> id;
   uint64_t bytes;
-  uint32_t coll;
+  uint16_t coll;
+  uint16_t steps;  // saturates at 0xffff (then never "the same steps")
   int32_t root;
   uint64_t call;
 
@@ -48,7 +49,8 @@ struct ShmColl::Signature {
     id.store(0, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_release);
     bytes = d.bytes;
-    coll = static_cast<uint32_t>(d.coll);
+    coll = static_cast<uint16_t>(d.coll);
+    steps = static_cast<uint16_t>(d.steps < 0xffff ? d.steps : 0xffff);
     root = d.root;
     call = d.call;
     id.store(newId, std::memory_order_release);
@@ -60,6 +62,7 @@ struct ShmColl::Signature {
     if (i == 0) return false;
     d->bytes = bytes;
     d->coll = static_cast<Collective>(coll);
+    d->steps = steps == 0xffff ? 0 : steps;
     d->root = root;
     d->call = call;
     std::atomic_thread_fence(std::memory_order_acquire);
@@ -75,8 +78,14 @@ ShmColl::Signature& ShmColl::signature(int r, size_t at) const {
   return *reinterpret_cast<Signature*>(flags_ + static_cast<size_t>(r) * kFlagStride + at);
 }
 
+ShmColl::Signature& ShmColl::ringEntry(int r, uint64_t base) const {
+  static_assert(sizeof(Signature) == kRingEntry);
+  return *reinterpret_cast<Signature*>(
+      rings_ + (static_cast<size_t>(r) * depth_ + (base & (depth_ - 1))) * kRingEntry);
+}
+
 ShmColl::Desc ShmColl::descOf(const ShmOp& op) {
-  return Desc{op.args.call, op.bytes, op.args.coll, op.args.root};
+  return Desc{op.args.call, op.described, op.args.coll, op.args.root, op.steps};
 }
 
 void ShmColl::remember(const Desc& d) { history_[d.call % kHistory] = d; }
@@ -105,10 +114,24 @@ Status ShmColl::differ(int r, const Desc& theirs, const Desc& mine, bool strict,
   return Status::ok();
 }
 
-void ShmColl::sign(const ShmOp& op) { signature(rank_, kOpSignature).write(op.base, descOf(op)); }
+void ShmColl::sign(const ShmOp& op) {
+  const Desc d = descOf(op);
+  ringEntry(rank_, op.base).write(op.base, d);
+  signature(rank_, kOpSignature).write(op.base, d);
+}
+
+// Rank r's description against this rank's of the same op (same base).
+Status ShmColl::compareDesc(int r, const Desc& theirs, const Desc& mine, bool* benign) const {
+  if (theirs.call != mine.call)
+    return errorf(MPI_ERR_OTHER, "rank %d is at another collective call on this communicator "
+                  "(an earlier call went wrong)", r);
+  Status st = differ(r, theirs, mine, true, false);
+  if (!st.isOk()) *benign = onlyCounts(theirs, mine);
+  return st;
+}
 
 // The hot check, on every flag read: rank r's op of the same steps.
-Status ShmColl::compare(const ShmOp& op, int r) const {
+Status ShmColl::compare(const ShmOp& op, int r, bool* benign) const {
   const Signature& sig = signature(r, kOpSignature);
   // Most reads find the peer on another op (or still on this one, already
   // compared): leave after one load when the steps differ.
@@ -121,20 +144,27 @@ Status ShmColl::compare(const ShmOp& op, int r) const {
                   "%u steps here: the ranks passed different counts or datatypes", r,
                   static_cast<unsigned long long>(at - op.base), op.steps);
   }
-  if (at != op.base) return Status::ok();
+  if (at < op.base) return Status::ok();
   uint64_t id;
   Desc theirs;
-  if (!sig.read(&id, &theirs) || id != op.base) return Status::ok();
-  const Desc mine = descOf(op);
-  if (theirs.call != mine.call)
-    return errorf(MPI_ERR_OTHER, "rank %d is at another collective call on this communicator "
-                  "(an earlier call went wrong)", r);
-  return differ(r, theirs, mine, true, false);
+  // The peer in this op: its signature, on the flag's cache line.
+  if (at == op.base && sig.read(&id, &theirs) && id == op.base)
+    return compareDesc(r, theirs, descOf(op), benign);
+  // The peer has moved on past this op (a broadcast's root runs ahead), or
+  // did while its signature was read: its description of this op is in its
+  // ring, written before the signature and kept for depth_ steps.
+  const Signature& e = ringEntry(r, op.base);
+  if (e.id.load(std::memory_order_acquire) != op.base) return Status::ok();
+  if (!e.read(&id, &theirs) || id != op.base) return Status::ok();
+  return compareDesc(r, theirs, descOf(op), benign);
 }
 
 // Both of rank r's descriptions against this rank's own of the same call:
 // the current one, or an earlier one r is still in.
-Status ShmColl::checkPeer(int r, const Desc& mine) const {
+// A difference only in the counts between two shared-memory ops of as many
+// steps is `benign`; in an earlier call (a peer still finishing it) it is
+// no concern of this call at all.
+Status ShmColl::checkPeer(int r, const Desc& mine, bool* benign) const {
   for (size_t at : {kOpSignature, kCallSignature}) {
     uint64_t id;
     Desc theirs;
@@ -142,23 +172,34 @@ Status ShmColl::checkPeer(int r, const Desc& mine) const {
     Status st;
     if (theirs.call == mine.call) {
       st = differ(r, theirs, mine, false, false);
+      if (!st.isOk() && onlyCounts(theirs, mine)) *benign = true;
     } else if (const Desc* old = remembered(theirs.call)) {
       st = differ(r, theirs, *old, false, true);
+      if (!st.isOk() && onlyCounts(theirs, *old)) st = Status::ok();
     }
     if (!st.isOk()) return st;
   }
   return Status::ok();
 }
 
-Status ShmColl::checkSignatures(const ShmOp& op) {
+Status ShmColl::checkSignatures(const ShmOp& op, bool* benign) {
   const Desc mine = descOf(op);
+  *benign = false;
   for (int r = 0; r < size_; ++r) {
     if (r == rank_) continue;
-    Status st = compare(op, r);
-    if (st.isOk()) st = checkPeer(r, mine);
-    if (!st.isOk()) return st;
+    bool b = false;
+    Status st = compare(op, r, &b);
+    if (st.isOk()) st = checkPeer(r, mine, &b);
+    if (!st.isOk()) {
+      *benign = b;
+      return st;
+    }
   }
-  return sharedFailure();
+  // A failure of a later call (a peer that finished this one and failed its
+  // next) is no reason for this one to fail: it completes.
+  Status f = sharedFailure();
+  if (!f.isOk() && failedCall_ > op.args.call) return Status::ok();
+  return f;
 }
 
 void ShmColl::signCall(uint64_t call, Collective coll, int root, uint64_t bytes) {
@@ -172,7 +213,8 @@ Status ShmColl::checkCall(uint64_t call, Collective coll, int root, uint64_t byt
   const Desc mine{call, bytes, coll, root};
   for (int r = 0; r < size_; ++r) {
     if (r == rank_) continue;
-    Status st = checkPeer(r, mine);
+    bool benign = false;  // never, against a message-based call (steps 0)
+    Status st = checkPeer(r, mine, &benign);
     if (!st.isOk()) return st;
   }
   return sharedFailure();

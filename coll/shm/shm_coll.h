@@ -97,6 +97,7 @@ struct ShmOp {
   uint32_t step = 0;    // the current one, 0..steps
   uint8_t phase = 0;    // within the current step (algorithm-defined)
   size_t bytes = 0;     // packed bytes per rank (algorithm-defined)
+  size_t described = 0; // the bytes its signature states (usually `bytes`)
   size_t piece = 0;     // bytes moved per step
   std::vector<std::byte> scratch;  // a packed accumulator when the type is not contiguous
   Request* request = nullptr;
@@ -217,17 +218,31 @@ class ShmColl {
     uint64_t bytes = 0;
     Collective coll = Collective::kBarrier;
     int root = 0;
+    uint32_t steps = 0;  // a shared-memory op's steps (0: a message-based call)
   };
   struct Signature;
   static constexpr size_t kOpSignature = 16;    // byte offsets in a rank's flag pair
   static constexpr size_t kCallSignature = 64;
   Signature& signature(int r, size_t at) const;
+  // Rank r's description of its op that began at step `base`, kept for the
+  // last depth_ steps' ops (a writer runs at most depth_ steps ahead of a
+  // reader): a reader whose peer has moved on still compares.
+  static constexpr size_t kRingEntry = 32;
+  Signature& ringEntry(int r, uint64_t base) const;
   static Desc descOf(const ShmOp& op);
   void sign(const ShmOp& op);
-  Status checkSignatures(const ShmOp& op);
-  Status compare(const ShmOp& op, int r) const;
-  Status checkPeer(int r, const Desc& mine) const;
+  // `benign` (out): the mismatch found is only in the counts, between two
+  // shared-memory ops of as many steps (see drain()).
+  Status checkSignatures(const ShmOp& op, bool* benign);
+  Status compare(const ShmOp& op, int r, bool* benign) const;
+  Status compareDesc(int r, const Desc& theirs, const Desc& mine, bool* benign) const;
+  Status checkPeer(int r, const Desc& mine, bool* benign) const;
   static Status differ(int r, const Desc& theirs, const Desc& mine, bool strict, bool earlier);
+  // Only the counts differ, and both are shared-memory ops of the same steps.
+  static bool onlyCounts(const Desc& theirs, const Desc& mine) {
+    return theirs.call == mine.call && theirs.coll == mine.coll && theirs.root == mine.root &&
+           theirs.steps != 0 && theirs.steps == mine.steps && theirs.bytes != mine.bytes;
+  }
   // This rank's own last calls, to judge a peer still in one of them.
   static constexpr size_t kHistory = 16;
   Desc history_[kHistory];
@@ -247,10 +262,12 @@ class ShmColl {
   // Compares rank r's signature with the running call's (if r describes
   // the same call), remembering the first mismatch in mismatch_.
   void verify(int r) {
-    if (current_ && r != rank_ && mismatch_.isOk()) mismatch_ = compare(*current_, r);
+    if (current_ && r != rank_ && mismatch_.isOk())
+      mismatch_ = compare(*current_, r, &mismatchBenign_);
   }
   const ShmOp* current_ = nullptr;  // the op being run
   Status mismatch_;
+  bool mismatchBenign_ = false;  // mismatch_ is only in the counts (onlyCounts)
   // Runs queued ops in order; true when the queue emptied.
   bool drain();
   static int pollAll(void*);
@@ -272,6 +289,7 @@ class ShmColl {
   void* base_ = nullptr;
   size_t mapped_ = 0;
   std::byte* flags_ = nullptr;
+  std::byte* rings_ = nullptr;  // depth_ op descriptions per rank (ringEntry)
   std::byte* slots_ = nullptr;
   // Rank 0: closes its memfd once every rank has mapped the segment.
   void releaseWhenShared();

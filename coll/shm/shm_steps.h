@@ -13,8 +13,14 @@
 namespace loom::coll::shm {
 
 // Bytes [off, off + len) of the packed stream of (buf, count, t) to dst.
+// A piece past the end of (buf, count, t) is cut short: a rank whose counts
+// disagree with its peers' (an erroneous call, reported by the signatures)
+// must still not read or write outside its own buffer.
 inline void packPiece(const void* buf, int64_t count, Datatype* t, size_t off, void* dst,
                       size_t len) {
+  const size_t have = t->packedSize(count);
+  if (off >= have) return;
+  len = std::min(len, have - off);
   if (len == 0) return;
   if (t->isContiguous())
     copySmall(static_cast<char*>(dst), static_cast<const char*>(buf) + t->trueLb() + off, len);
@@ -25,6 +31,9 @@ inline void packPiece(const void* buf, int64_t count, Datatype* t, size_t off, v
 // The mirror: src to bytes [off, off + len) of (buf, count, t)'s stream.
 inline void unpackPiece(void* buf, int64_t count, Datatype* t, size_t off, const void* src,
                         size_t len) {
+  const size_t have = t->packedSize(count);
+  if (off >= have) return;
+  len = std::min(len, have - off);
   if (len == 0) return;
   if (t->isContiguous())
     copySmall(static_cast<char*>(buf) + t->trueLb() + off, static_cast<const char*>(src), len);
@@ -132,13 +141,18 @@ inline void foldIntoResult(ShmColl& c, ShmOp& op, uint64_t k, size_t off, size_t
 // must agree on (its signature), and the call moves `stream` bytes through
 // the slots in pieces of `unit`-aligned size (one step at least). With
 // `scratch`, the op gets a scratch buffer of at most one piece.
+// `described`: the bytes the op's signature states (SIZE_MAX: `bytes`);
+// allgather and alltoall state what this rank sends, so that a rank whose
+// send and receive counts disagree shows it to its peers.
 inline Status startOp(const CollArgs& a, ShmOp::RunFn run, size_t bytes, size_t stream,
-                      Request** out, size_t unit = 1, bool scratch = false) {
+                      Request** out, size_t unit = 1, bool scratch = false,
+                      size_t described = SIZE_MAX) {
   ShmColl* c = ShmColl::of(a.comm);
   ShmOp* op = c->newOp();
   op->args = a;
   op->run = run;
   op->bytes = bytes;
+  op->described = described == SIZE_MAX ? bytes : described;
   op->piece = c->slotBytes() / unit * unit;
   op->steps = stepsFor(stream, op->piece);
   if (scratch) op->scratch.resize(std::min(stream, op->piece));

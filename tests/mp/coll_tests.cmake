@@ -52,6 +52,15 @@ foreach(n 1 2 3 4)
                -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_alias>)
 endforeach()
 
+# Ranks whose counts differ in small calls: MPI_ERR_TRUNCATE where it must
+# be seen, the communicator usable after; different step counts poison it.
+loom_mp_program(mp_coll_lengths progs/coll_lengths.c)
+foreach(n 2 3 4)
+  loom_mp_test(mp.coll.lengths.${n} TIMEOUT 120
+               COMMAND --stdout-count "^coll_lengths: rank [0-9]+: [0-9]+ checks passed$=${n}"
+               -- ${LOOMRUN} -n ${n} $<TARGET_FILE:mp_coll_lengths>)
+endforeach()
+
 # Ranks that disagree about the root (or the collective) on the message-based
 # algorithms get an error instead of hanging (ShmColl::checkCall).
 loom_mp_program(mp_coll_mismatch progs/coll_mismatch.c)
