@@ -12,6 +12,7 @@
 // this rank, because the two disagreed about it).
 #include <cstring>
 
+#include "coll/op.h"
 #include "coll/shm/shm_coll.h"
 #include "core/progress.h"
 
@@ -40,7 +41,8 @@ bool sized(Collective c) {
 struct ShmColl::Signature {
   std::atomic<uint64_t> id;
   uint64_t bytes;
-  uint16_t coll;
+  uint8_t coll;
+  uint8_t op;
   uint16_t steps;  // saturates at 0xffff (then never "the same steps")
   int32_t root;
   uint64_t call;
@@ -49,7 +51,8 @@ struct ShmColl::Signature {
     id.store(0, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_release);
     bytes = d.bytes;
-    coll = static_cast<uint16_t>(d.coll);
+    coll = static_cast<uint8_t>(d.coll);
+    op = d.op;
     steps = static_cast<uint16_t>(d.steps < 0xffff ? d.steps : 0xffff);
     root = d.root;
     call = d.call;
@@ -62,6 +65,7 @@ struct ShmColl::Signature {
     if (i == 0) return false;
     d->bytes = bytes;
     d->coll = static_cast<Collective>(coll);
+    d->op = op;
     d->steps = steps == 0xffff ? 0 : steps;
     d->root = root;
     d->call = call;
@@ -85,7 +89,9 @@ ShmColl::Signature& ShmColl::ringEntry(int r, uint64_t base) const {
 }
 
 ShmColl::Desc ShmColl::descOf(const ShmOp& op) {
-  return Desc{op.args.call, op.described, op.args.coll, op.args.root, op.steps};
+  const uint8_t kind = op.args.op ? static_cast<uint8_t>(static_cast<int>(op.args.op->kind()) + 1)
+                                  : 0;
+  return Desc{op.args.call, op.described, op.args.coll, op.args.root, op.steps, kind};
 }
 
 void ShmColl::remember(const Desc& d) { history_[d.call % kHistory] = d; }
@@ -111,6 +117,10 @@ Status ShmColl::differ(int r, const Desc& theirs, const Desc& mine, bool strict,
                   "(counts or datatypes differ)", when, r,
                   static_cast<unsigned long long>(theirs.bytes),
                   static_cast<unsigned long long>(mine.bytes));
+  // A reduction's op, where both describe one (shared-memory ops; a
+  // message-based call's messages carry theirs).
+  if (theirs.op && mine.op && theirs.op != mine.op)
+    return errorf(MPI_ERR_OP, "%srank %d passed another op than this rank", when, r);
   return Status::ok();
 }
 
@@ -144,7 +154,9 @@ Status ShmColl::compare(const ShmOp& op, int r, bool* benign) const {
                   "%u steps here: the ranks passed different counts or datatypes", r,
                   static_cast<unsigned long long>(at - op.base), op.steps);
   }
-  if (at < op.base) return Status::ok();
+  // 0: the peer is rewriting its signature (for this op or a later one):
+  // its ring entry for this op, written first, may be there.
+  if (at < op.base && at != 0) return Status::ok();
   uint64_t id;
   Desc theirs;
   // The peer in this op: its signature, on the flag's cache line.

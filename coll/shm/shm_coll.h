@@ -219,6 +219,7 @@ class ShmColl {
     Collective coll = Collective::kBarrier;
     int root = 0;
     uint32_t steps = 0;  // a shared-memory op's steps (0: a message-based call)
+    uint8_t op = 0;      // a reduction's op kind + 1 (0: none, or not described)
   };
   struct Signature;
   static constexpr size_t kOpSignature = 16;    // byte offsets in a rank's flag pair
@@ -238,10 +239,12 @@ class ShmColl {
   Status compareDesc(int r, const Desc& theirs, const Desc& mine, bool* benign) const;
   Status checkPeer(int r, const Desc& mine, bool* benign) const;
   static Status differ(int r, const Desc& theirs, const Desc& mine, bool strict, bool earlier);
-  // Only the counts differ, and both are shared-memory ops of the same steps.
+  // Only the counts (or a reduction's op) differ, and both are shared-memory
+  // ops of the same steps: every rank still runs the same steps.
   static bool onlyCounts(const Desc& theirs, const Desc& mine) {
     return theirs.call == mine.call && theirs.coll == mine.coll && theirs.root == mine.root &&
-           theirs.steps != 0 && theirs.steps == mine.steps && theirs.bytes != mine.bytes;
+           theirs.steps != 0 && theirs.steps == mine.steps &&
+           (theirs.bytes != mine.bytes || theirs.op != mine.op);
   }
   // This rank's own last calls, to judge a peer still in one of them.
   static constexpr size_t kHistory = 16;
@@ -267,7 +270,7 @@ class ShmColl {
   }
   const ShmOp* current_ = nullptr;  // the op being run
   Status mismatch_;
-  bool mismatchBenign_ = false;  // mismatch_ is only in the counts (onlyCounts)
+  bool mismatchBenign_ = false;  // mismatch_ is only in the counts or op (onlyCounts)
   // Runs queued ops in order; true when the queue emptied.
   bool drain();
   static int pollAll(void*);

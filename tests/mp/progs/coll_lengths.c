@@ -7,6 +7,10 @@
  *   gather; also every rank of an allgather or alltoall where only rank 0
  *   sends fewer bytes than every rank receives per block (its send buffer
  *   is read no further than it reaches);
+ * - ranks that pass different ops to a reduction (rank 0 MPI_PROD, the
+ *   others MPI_SUM): MPI_ERR_OP at every rank of an allreduce and at the
+ *   root of a reduce (a non-root of a reduce only writes; it would need a
+ *   synchronisation per call to learn of it);
  * - the communicator stays usable: after each such call an allreduce with
  *   matching counts gives the right sum;
  * - counts so different that the ranks take different step counts (bcast of
@@ -34,6 +38,16 @@ static void expectTruncate(int rc, int must, const char* what) {
   if (cls(rc) != MPI_ERR_TRUNCATE) {
     fprintf(stderr, "coll_lengths: rank %d: %s: class %d (rc %d), want MPI_ERR_TRUNCATE%s\n", me,
             what, cls(rc), rc, must ? "" : " or success");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+}
+
+static void expectOp(int rc, int must, const char* what) {
+  ++checks;
+  if (rc == MPI_SUCCESS && !must) return;
+  if (cls(rc) != MPI_ERR_OP) {
+    fprintf(stderr, "coll_lengths: rank %d: %s: class %d (rc %d), want MPI_ERR_OP%s\n", me, what,
+            cls(rc), rc, must ? "" : " or success");
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
 }
@@ -106,6 +120,14 @@ int main(int argc, char** argv) {
     expectTruncate(rc, 1, "alltoall (rank 0 sends less)");
     usable("alltoall (rank 0 sends less)");
     free(small);
+    /* Different ops. */
+    MPI_Op o = me == 0 ? MPI_PROD : MPI_SUM;
+    rc = MPI_Allreduce(buf, out, 4, MPI_INT, o, c);
+    expectOp(rc, 1, "allreduce (ops differ)");
+    usable("allreduce (ops differ)");
+    rc = MPI_Reduce(buf, out, 4, MPI_INT, o, 0, c);
+    expectOp(rc, me == 0, "reduce (ops differ)");
+    usable("reduce (ops differ)");
   }
 
   /* Different step counts: poisoned. */
