@@ -80,69 +80,63 @@ size_t blockBytes(int64_t count, const Datatype* t) { return t ? t->packedSize(c
 using loom::api::Span;
 using loom::api::spanOf;
 
-// The blocks of a v or w buffer: block i holds counts[i] elements of
-// types[i] (or of `type`) at displs[i].
-std::vector<Span> blockSpans(const void* buf, CountArray counts, CountArray displs,
-                             const Datatype* type, Datatype* const* types, int p) {
-  std::vector<Span> v;
-  v.reserve(static_cast<size_t>(p));
-  for (int i = 0; i < p; ++i) {
-    const Datatype* t = types ? types[i] : type;
-    if (types) {
-      // alltoallw displacements are in bytes.
-      Span sp = spanOf(buf, 0, counts[i], t);
-      sp.lo += displs[i];
-      sp.hi += displs[i];
-      v.push_back(sp);
-    } else {
-      v.push_back(spanOf(buf, displs[i], counts[i], t));
-    }
-  }
-  return v;
-}
-
-// No send block overlaps a receive block: the hulls first (O(p), the usual
-// answer), then the blocks sorted and swept.
-Status disjointBlocks(std::vector<Span> send, std::vector<Span> recv) {
-  auto hull = [](const std::vector<Span>& v) {
+// No block of one side overlaps a block of the other: na blocks spanA(i),
+// nb blocks spanB(i). The hulls first, without allocating (the usual
+// answer: separate buffers), then the blocks sorted and swept, remembering
+// the furthest end of each side so far: a block starting before the other
+// side's furthest end overlaps it.
+template <class A, class B>
+Status disjointBlocks(int na, A spanA, int nb, B spanB) {
+  auto hull = [](int n, auto& at) {
     Span h;
-    for (const Span& s : v) {
+    for (int i = 0; i < n; ++i) {
+      const Span s = at(i);
       if (s.empty()) continue;
-      if (h.empty()) h = s;
-      h.lo = std::min(h.lo, s.lo);
-      h.hi = std::max(h.hi, s.hi);
+      h = h.empty() ? s : Span{std::min(h.lo, s.lo), std::max(h.hi, s.hi)};
     }
     return h;
   };
-  if (!loom::api::overlap(hull(send), hull(recv))) return Status::ok();
-  auto byLo = [](const Span& a, const Span& b) { return a.lo < b.lo; };
-  auto drop = [](std::vector<Span>& v) {
-    v.erase(std::remove_if(v.begin(), v.end(), [](const Span& s) { return s.empty(); }), v.end());
+  if (!loom::api::overlap(hull(na, spanA), hull(nb, spanB))) return Status::ok();
+  auto sorted = [](int n, auto& at) {
+    std::vector<Span> v;
+    for (int i = 0; i < n; ++i)
+      if (const Span s = at(i); !s.empty()) v.push_back(s);
+    std::sort(v.begin(), v.end(), [](const Span& x, const Span& y) { return x.lo < y.lo; });
+    return v;
   };
-  drop(send);
-  drop(recv);
-  std::sort(send.begin(), send.end(), byLo);
-  std::sort(recv.begin(), recv.end(), byLo);
-  // Walk both in order of their starts, remembering the furthest end of
-  // each side so far: a block starting before the other side's furthest
-  // end overlaps it.
-  __int128 sendEnd = 0, recvEnd = 0;
-  bool anySend = false, anyRecv = false;
-  size_t i = 0, j = 0;
-  while (i < send.size() || j < recv.size()) {
-    const bool takeSend = j == recv.size() || (i < send.size() && send[i].lo <= recv[j].lo);
-    const Span& s = takeSend ? send[i++] : recv[j++];
-    if (takeSend) {
-      if (anyRecv && s.lo < recvEnd) return loom::api::disjoint(s, {s.lo, recvEnd});
-      sendEnd = anySend ? std::max(sendEnd, s.hi) : s.hi;
-      anySend = true;
+  const std::vector<Span> a = sorted(na, spanA), b = sorted(nb, spanB);
+  const __int128 kNone = -(static_cast<__int128>(1) << 126);  // below every address
+  __int128 endA = kNone, endB = kNone;
+  for (size_t i = 0, j = 0; i < a.size() || j < b.size();) {
+    if (j == b.size() || (i < a.size() && a[i].lo <= b[j].lo)) {
+      if (a[i].lo < endB) return loom::api::overlapError();
+      endA = std::max(endA, a[i++].hi);
     } else {
-      if (anySend && s.lo < sendEnd) return loom::api::disjoint({s.lo, sendEnd}, s);
-      recvEnd = anyRecv ? std::max(recvEnd, s.hi) : s.hi;
-      anyRecv = true;
+      if (b[j].lo < endA) return loom::api::overlapError();
+      endB = std::max(endB, b[j++].hi);
     }
   }
   return Status::ok();
+}
+
+// Block i of a v buffer (displacements in elements) or a w buffer
+// (`types`, displacements in bytes).
+Span blockSpan(const void* buf, CountArray counts, CountArray displs, const Datatype* type,
+               Datatype* const* types, int i) {
+  if (!types) return spanOf(buf, displs[i], counts[i], type);
+  Span s = spanOf(buf, 0, counts[i], types[i]);
+  if (!s.empty()) s = {s.lo + displs[i], s.hi + displs[i]};
+  return s;
+}
+
+// This rank's own block against the p blocks of the other buffer of a
+// rooted collective or an allgather: fixed-size blocks (`counts` null) or
+// a v buffer.
+Status apart(const Span& mine, const void* buf, int64_t count, CountArray counts,
+             CountArray displs, const Datatype* t, int p) {
+  if (!counts) return loom::api::disjoint(mine, spanOf(buf, 0, count * p, t));
+  return disjointBlocks(1, [&](int) { return mine; }, p,
+                        [&](int i) { return blockSpan(buf, counts, displs, t, nullptr, i); });
 }
 
 // The common frame: running library, valid communicator, request; then
@@ -214,14 +208,10 @@ int gather(const char* fn, Collective coll, const void* sbuf, int64_t scount, MP
         a.recvCount = rcount;
       }
       a.recvbuf = rbuf;
-      if (!a.inPlace) {
-        const int p = a.comm->size();
-        const Span mine = spanOf(sbuf, 0, scount, a.type);
-        if (coll == Collective::kGatherv)
-          LOOM_TRY(disjointBlocks({mine}, blockSpans(rbuf, rcounts, displs, a.recvType, nullptr, p)));
-        else
-          LOOM_TRY(loom::api::disjoint(mine, spanOf(rbuf, 0, rcount * p, a.recvType)));
-      }
+      if (!a.inPlace)
+        LOOM_TRY(apart(spanOf(sbuf, 0, scount, a.type), rbuf, rcount,
+                       coll == Collective::kGatherv ? rcounts : nullptr, displs, a.recvType,
+                       a.comm->size()));
     }
     if (coll == Collective::kGatherv) {
       size_t m = blockBytes(a.count, a.type);
@@ -267,14 +257,10 @@ int scatter(const char* fn, Collective coll, const void* sbuf, int64_t scount, C
       LOOM_TRY(checkData(rbuf, rcount, rtype, &a.recvType));
       a.recvbuf = rbuf;
       a.recvCount = rcount;
-      if (isRoot) {
-        const int p = a.comm->size();
-        const Span mine = spanOf(rbuf, 0, rcount, a.recvType);
-        if (coll == Collective::kScatterv)
-          LOOM_TRY(disjointBlocks(blockSpans(sbuf, scounts, displs, a.type, nullptr, p), {mine}));
-        else
-          LOOM_TRY(loom::api::disjoint(spanOf(sbuf, 0, scount * p, a.type), mine));
-      }
+      if (isRoot)
+        LOOM_TRY(apart(spanOf(rbuf, 0, rcount, a.recvType), sbuf, scount,
+                       coll == Collective::kScatterv ? scounts : nullptr, displs, a.type,
+                       a.comm->size()));
     }
     if (coll == Collective::kScatterv) {
       size_t m = blockBytes(a.recvCount, a.recvType);
@@ -318,14 +304,10 @@ int allgather(const char* fn, Collective coll, const void* sbuf, int64_t scount,
       a.recvCount = rcount;
       a.bytes = blockBytes(rcount, a.recvType);
     }
-    if (!a.inPlace) {
-      const int p = a.comm->size();
-      const Span mine = spanOf(sbuf, 0, scount, a.type);
-      if (coll == Collective::kAllgatherv)
-        LOOM_TRY(disjointBlocks({mine}, blockSpans(rbuf, rcounts, displs, a.recvType, nullptr, p)));
-      else
-        LOOM_TRY(loom::api::disjoint(mine, spanOf(rbuf, 0, rcount * p, a.recvType)));
-    }
+    if (!a.inPlace)
+      LOOM_TRY(apart(spanOf(sbuf, 0, scount, a.type), rbuf, rcount,
+                     coll == Collective::kAllgatherv ? rcounts : nullptr, displs, a.recvType,
+                     a.comm->size()));
     return Status::ok();
   });
 }
@@ -376,8 +358,9 @@ int alltoallv(const char* fn, const void* sbuf, CountArray scounts, CountArray s
       a.sendCounts = scounts;
       a.sendDispls = sdispls;
       for (int i = 0; i < p; ++i) m = std::max(m, blockBytes(scounts[i], a.type));
-      LOOM_TRY(disjointBlocks(blockSpans(sbuf, scounts, sdispls, a.type, nullptr, p),
-                              blockSpans(rbuf, rcounts, rdispls, a.recvType, nullptr, p)));
+      LOOM_TRY(disjointBlocks(
+          p, [&](int i) { return blockSpan(sbuf, scounts, sdispls, a.type, nullptr, i); }, p,
+          [&](int i) { return blockSpan(rbuf, rcounts, rdispls, a.recvType, nullptr, i); }));
     }
     a.bytes = m;
     return Status::ok();
@@ -423,8 +406,9 @@ int alltoallw(const char* fn, const void* sbuf, CountArray scounts, CountArray s
       a.sendCounts = scounts;
       a.sendDispls = sdispls;
       a.sendTypes = st.data();
-      LOOM_TRY(disjointBlocks(blockSpans(sbuf, scounts, sdispls, nullptr, st.data(), p),
-                              blockSpans(rbuf, rcounts, rdispls, nullptr, rt.data(), p)));
+      LOOM_TRY(disjointBlocks(
+          p, [&](int i) { return blockSpan(sbuf, scounts, sdispls, nullptr, st.data(), i); }, p,
+          [&](int i) { return blockSpan(rbuf, rcounts, rdispls, nullptr, rt.data(), i); }));
     }
     a.bytes = m;
     return Status::ok();

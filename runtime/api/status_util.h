@@ -163,11 +163,12 @@ inline bool overlap(const Span& a, const Span& b) {
 }
 // A collective's send and receive buffers must be disjoint (MPI_IN_PLACE
 // is how one buffer serves both): MPI_ERR_BUFFER when they are not.
+inline Status overlapError() {
+  return errorf(MPI_ERR_BUFFER,
+                "the send and receive buffers overlap (use MPI_IN_PLACE for one buffer)");
+}
 inline Status disjoint(const Span& send, const Span& recv) {
-  if (overlap(send, recv))
-    return errorf(MPI_ERR_BUFFER,
-                  "the send and receive buffers overlap (use MPI_IN_PLACE for one buffer)");
-  return Status::ok();
+  return overlap(send, recv) ? overlapError() : Status::ok();
 }
 
 // Datatype references: a pending nonblocking operation started by the API
