@@ -209,23 +209,8 @@ int Window::pollMessages() {
 bool Window::ownsRange(uint64_t a, uint64_t n) const {
   // Without wrapping: [a, a+n) inside [ra, ra+rb).
   auto inside = [a, n](uint64_t ra, uint64_t rb) { return a >= ra && n <= rb && a - ra <= rb - n; };
-  if (flavor_ == Flavor::kDynamic) {
-    // Adjacent regions join (as at the origin, ops.cc attachedSpan).
-    uint64_t at = a, left = n;
-    for (;;) {
-      bool found = false;
-      for (const auto& [ra, rb] : regions_) {
-        if (at < ra || at - ra >= rb) continue;
-        const uint64_t here = rb - (at - ra);
-        if (left <= here) return true;
-        at += here;
-        left -= here;
-        found = true;
-        break;
-      }
-      if (!found) return false;
-    }
-  }
+  if (flavor_ == Flavor::kDynamic)  // adjacent regions join, as at the origin
+    return regionsCover(ownRegions(), regions_.size(), a, static_cast<__int128>(a) + n);
   const Peer& me = peers_[rank()];
   return inside(me.base, me.size);
 }

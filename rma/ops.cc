@@ -159,29 +159,22 @@ bool Window::targetSpan(const Target& t, __int128* lo, __int128* hi) const {
   return *lo > -limit && *hi < limit;
 }
 
+// Covered by regions, adjacent ones joining (an access may run from one
+// attached region into the next, as MPICH allows): from `lo`, the region
+// holding the current byte, then its end, until `hi`.
+bool regionsCover(const Control::Region* r, size_t n, __int128 lo, __int128 hi) {
+  for (__int128 at = lo;;) {
+    size_t i = 0;
+    while (i < n && !(at >= r[i].addr && at < static_cast<__int128>(r[i].addr) + r[i].bytes)) ++i;
+    if (i == n) return false;
+    at = static_cast<__int128>(r[i].addr) + r[i].bytes;
+    if (hi <= at) return true;
+  }
+}
+
 bool Window::attachedSpan(const Peer& p, __int128 lo, __int128 hi) const {
-  // Covered by regions, adjacent ones joining (an access may run from one
-  // attached region into the next, as MPICH allows): from `lo`, the region
-  // holding the current byte, then its end, until `hi`.
-  auto inside = [lo, hi](const Control::Region* r, uint32_t n) {
-    __int128 at = lo;
-    for (;;) {
-      bool found = false;
-      for (uint32_t i = 0; i < n; ++i) {
-        const __int128 a = r[i].addr, b = a + r[i].bytes;
-        if (at >= a && at < b) {
-          if (hi <= b) return true;
-          at = b;
-          found = true;
-          break;
-        }
-      }
-      if (!found) return false;
-    }
-  };
-  if (&p == &peers_[rank()])
-    return inside(reinterpret_cast<const Control::Region*>(regions_.data()),
-                  static_cast<uint32_t>(regions_.size()));
+  auto inside = [lo, hi](const Control::Region* r, size_t n) { return regionsCover(r, n, lo, hi); };
+  if (&p == &peers_[rank()]) return inside(ownRegions(), regions_.size());
   const Control* c = p.ctl;
   std::vector<Control::Region> list;
   for (;;) {

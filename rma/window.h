@@ -87,6 +87,10 @@ struct alignas(64) Control {
   } regions[kMaxRegions];
 };
 
+// Whether the `n` regions at `r` cover [lo, hi), adjacent regions joining
+// (rma/ops.cc).
+bool regionsCover(const Control::Region* r, size_t n, __int128 lo, __int128 hi);
+
 struct Peer {
   int jobRank = -1;
   int node = 0;
@@ -236,6 +240,11 @@ class Window : public HandlePool<Window> {
   // Whether [lo, hi) lies in one region attached at a rank of this node
   // (`pid`: its process; the regions of this process are regions_).
   bool attachedSpan(const Peer& p, __int128 lo, __int128 hi) const;
+  // This rank's regions as Control records (regions_ holds (addr, bytes)
+  // pairs of uint64_t, laid out alike: window.cc checks it).
+  const Control::Region* ownRegions() const {
+    return reinterpret_cast<const Control::Region*>(regions_.data());
+  }
   // Epoch, range and size checks of one operation; fills the target pieces.
   Status checkOp(const Target& t, int64_t count, const Datatype* type,
                  std::vector<iovec>* pieces, size_t* bytes);
