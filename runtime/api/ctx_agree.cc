@@ -1,7 +1,6 @@
 #include "api/ctx_agree.h"
 
 #include <cstring>
-#include <memory>
 
 #include "core/datatype.h"
 #include "core/progress.h"
@@ -256,14 +255,17 @@ void startAgreement(AgreeSpec spec, AgreeDone done) {
 
 Status agreeBlocking(AgreeSpec spec, uint32_t* id) {
   spec.blocking = true;
-  auto result = std::make_shared<std::pair<bool, Status>>(false, Status::ok());
-  startAgreement(std::move(spec), [result, id](Status st, uint32_t got, uint32_t) {
-    result->first = true;
-    result->second = st;
+  // The callback runs before the wait below ends (perhaps inside
+  // startAgreement): the locals outlive it.
+  bool done = false;
+  Status result;
+  startAgreement(std::move(spec), [&](Status st, uint32_t got, uint32_t) {
+    done = true;
+    result = std::move(st);
     *id = got;
   });
-  progress::waitUntil([&result] { return result->first; });
-  return result->second;
+  progress::waitUntil([&done] { return done; });
+  return result;
 }
 
 }  // namespace loom::api
