@@ -88,7 +88,7 @@ ShmColl::Signature& ShmColl::ringEntry(int r, uint64_t base) const {
       rings_ + (static_cast<size_t>(r) * depth_ + (base & (depth_ - 1))) * kRingEntry);
 }
 
-ShmColl::Desc ShmColl::descOf(const ShmOp& op) {
+ShmColl::Desc ShmColl::describe(const ShmOp& op) {
   const uint8_t kind = op.args.op ? static_cast<uint8_t>(static_cast<int>(op.args.op->kind()) + 1)
                                   : 0;
   return Desc{op.args.call, op.described, op.args.coll, op.args.root, op.steps, kind};
@@ -125,9 +125,8 @@ Status ShmColl::differ(int r, const Desc& theirs, const Desc& mine, bool strict,
 }
 
 void ShmColl::sign(const ShmOp& op) {
-  const Desc d = descOf(op);
-  ringEntry(rank_, op.base).write(op.base, d);
-  signature(rank_, kOpSignature).write(op.base, d);
+  ringEntry(rank_, op.base).write(op.base, op.desc);
+  signature(rank_, kOpSignature).write(op.base, op.desc);
 }
 
 // Rank r's description against this rank's of the same op (same base).
@@ -195,7 +194,7 @@ Status ShmColl::checkPeer(int r, const Desc& mine, bool* benign) const {
 }
 
 Status ShmColl::checkSignatures(const ShmOp& op, bool* benign) {
-  const Desc mine = descOf(op);
+  const Desc& mine = descOf(op);
   *benign = false;
   for (int r = 0; r < size_; ++r) {
     if (r == rank_) continue;

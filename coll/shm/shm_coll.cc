@@ -423,7 +423,8 @@ int ShmColl::pollAll(void*) {
 Status ShmColl::start(ShmOp* op, Request** out) {
   op->base = nextStep_;
   nextStep_ += op->steps;
-  remember(descOf(*op));
+  op->desc = describe(*op);
+  remember(op->desc);
   op->request = nullptr;
   queue_.push_back(op);
   // A call whose peers are there is done at once (op is then pooled, intact);

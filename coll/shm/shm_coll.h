@@ -84,6 +84,17 @@ struct ShmSegmentHeader {
 };
 static_assert(sizeof(ShmSegmentHeader) <= 64);
 
+// What a rank says of one call (shm_checks.cc): published in its signature
+// and ring, compared with its peers'.
+struct ShmDesc {
+  uint64_t call = 0;  // the call's number (CollArgs::call; 0: none)
+  uint64_t bytes = 0;
+  Collective coll = Collective::kBarrier;
+  int root = 0;
+  uint32_t steps = 0;  // a shared-memory op's steps (0: a message-based call)
+  uint8_t op = 0;      // a reduction's op kind + 1 (0: none, or not described)
+};
+
 // One collective call on the segment.
 struct ShmOp {
   // Advances as far as possible; true when the call is done (on error too:
@@ -98,6 +109,7 @@ struct ShmOp {
   uint8_t phase = 0;    // within the current step (algorithm-defined)
   size_t bytes = 0;     // packed bytes per rank (algorithm-defined)
   size_t described = 0; // the bytes its signature states (usually `bytes`)
+  ShmDesc desc;         // made once by ShmColl::start, from the fields above
   size_t piece = 0;     // bytes moved per step
   std::vector<std::byte> scratch;  // a packed accumulator when the type is not contiguous
   Request* request = nullptr;
@@ -213,14 +225,7 @@ class ShmColl {
   void setPid();
   void touchSlots();
   // What a rank says of one call (shm_checks.cc).
-  struct Desc {
-    uint64_t call = 0;  // the call's number (CollArgs::call; 0: none)
-    uint64_t bytes = 0;
-    Collective coll = Collective::kBarrier;
-    int root = 0;
-    uint32_t steps = 0;  // a shared-memory op's steps (0: a message-based call)
-    uint8_t op = 0;      // a reduction's op kind + 1 (0: none, or not described)
-  };
+  using Desc = ShmDesc;
   struct Signature;
   static constexpr size_t kOpSignature = 16;    // byte offsets in a rank's flag pair
   static constexpr size_t kCallSignature = 64;
@@ -230,7 +235,8 @@ class ShmColl {
   // reader): a reader whose peer has moved on still compares.
   static constexpr size_t kRingEntry = 32;
   Signature& ringEntry(int r, uint64_t base) const;
-  static Desc descOf(const ShmOp& op);
+  static Desc describe(const ShmOp& op);  // what start() stores in op.desc
+  static const Desc& descOf(const ShmOp& op) { return op.desc; }
   void sign(const ShmOp& op);
   // `benign` (out): the mismatch found is only in the counts, between two
   // shared-memory ops of as many steps (see drain()).
