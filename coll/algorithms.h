@@ -26,6 +26,8 @@ Status alltoallShm(const CollArgs& a, Request** out);
 bool alltoallShmSupports(const CollArgs& a);
 Status allreduceCma(const CollArgs& a, Request** out);  // reads peers' buffers (core/cma.h)
 bool allreduceCmaSupports(const CollArgs& a);
+Status reduceCma(const CollArgs& a, Request** out);  // reads peers' buffers (core/cma.h)
+bool reduceCmaSupports(const CollArgs& a);
 bool shmSupports(const CollArgs& a);
 bool shmReductionSupports(const CollArgs& a);
 bool shmRootedSupports(const CollArgs& a);

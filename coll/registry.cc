@@ -19,7 +19,8 @@ constexpr Algorithm kAlgorithms[] = {
     // ---- begin shared memory (one node; coll/shm/shm_coll.h) ----
     {Collective::kBcast, "shm", "one node: root stages pieces in its slot, all copy them out",
      shmRootedSupports, nullptr, bcastShm},
-    {Collective::kReduce, "shm", "one node: all stage, the root folds every slot in rank order",
+    {Collective::kReduce, "shm",
+     "one node: all but the root stage, the root folds the slots and its input in rank order",
      shmReductionSupports, nullptr, reduceShm},
     {Collective::kAllreduce, "shm", "one node: all stage, every rank folds every slot in rank order",
      shmReductionSupports, nullptr, allreduceShm},
@@ -38,6 +39,9 @@ constexpr Algorithm kAlgorithms[] = {
     {Collective::kAllreduce, "cma",
      "one node: rank i reduces chunk i reading peers' buffers directly, all read all chunks",
      allreduceCmaSupports, nullptr, allreduceCma},
+    {Collective::kReduce, "cma",
+     "one node: rank i folds chunk i reading peers' inputs directly, writes it into the root's result",
+     reduceCmaSupports, nullptr, reduceCma},
     // ---- end shared memory ----
     // ---- begin data movement (bcast, gather, scatter, allgather, alltoall) ----
     {Collective::kBcast, "binomial",

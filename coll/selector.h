@@ -144,9 +144,11 @@ struct Rule {
   // Only where this node's measured CMA window (p2p::nodeCmaWindow, alike
   // on the node's ranks; docs/tuning.md) says so: kInCma, bytes inside it
   // (point-to-point moves them with one copy); kBelowCma, a window that
-  // starts at 1 MiB or below, and bytes under its start. Never
-  // oversubscribed (no window there).
-  enum class Cma : uint8_t { kAny, kInCma, kBelowCma };
+  // starts at 1 MiB or below, and bytes under its start; kFromCma, such a
+  // window, and bytes from its start up (past its end too: for algorithms
+  // whose gain is more than the single copy). Never oversubscribed (no
+  // window there).
+  enum class Cma : uint8_t { kAny, kInCma, kBelowCma, kFromCma };
   Cma cma = Cma::kAny;
 };
 inline constexpr const char* kStaged = "staged";

@@ -90,23 +90,23 @@ Status reduceBinomial(Schedule& s, const CollArgs& a) {
   const int64_t n = a.count;
   const bool isRoot = r == a.root;
 
-  // The partial result: the root's recvbuf, else a scratch copy (only when
-  // this rank receives anything; a leaf sends its sendbuf as it is).
+  // The partial result: the root's recvbuf, else scratch (only when this
+  // rank receives anything; a leaf sends its sendbuf as it is). It starts
+  // as this rank's input: the first child's partial is folded with the
+  // input into it as it arrives (one pass, where copying the input first
+  // and folding into the copy took two; 2 ranks, Intel Xeon VM, 64 KiB:
+  // see docs/benchmarks.md).
   const bool leaf = (v & 1) || v + 1 >= p;
+  const char* const src = static_cast<const char*>(a.sendbuf);
   char* acc;
-  if (isRoot) {
+  if (isRoot)
     acc = static_cast<char*>(a.recvbuf);
-    if (!a.inPlace) {
-      const void* src = a.sendbuf;
-      s.local([=] { copyLike(src, acc, n, t); });
-    }
-  } else if (leaf) {
-    acc = const_cast<char*>(static_cast<const char*>(a.sendbuf));
-  } else {
+  else if (leaf)
+    acc = const_cast<char*>(src);
+  else
     acc = scratchLike(s, n, t);
-    const void* src = a.sendbuf;
-    s.local([=] { copyLike(src, acc, n, t); });
-  }
+  const bool hasChild = !leaf;  // at mask 1 (the root too, unless alone)
+  if (acc != src && !hasChild) s.local([=] { copyLike(src, acc, n, t); });
   for (int mask = 1; mask < p; mask <<= 1) {
     if (v & mask) {
       sendChunks(s, acc, n, t, (v - mask + a.root) % p);
@@ -114,7 +114,13 @@ Status reduceBinomial(Schedule& s, const CollArgs& a) {
       break;
     }
     // A child's partial result, folded into ours as it arrives.
-    if (v + mask < p) recvReduceChunks(s, acc, n, t, op, (v + mask + a.root) % p);
+    if (v + mask < p) {
+      const int child = (v + mask + a.root) % p;
+      if (mask == 1 && acc != src)
+        recvReduceChunksFrom(s, acc, src, n, t, op, child);
+      else
+        recvReduceChunks(s, acc, n, t, op, child);
+    }
     s.endRound();
   }
   return Status::ok();

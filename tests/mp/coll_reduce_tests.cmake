@@ -19,7 +19,7 @@ set(_red_d -x LOOM_COLL_ALLREDUCE=reduce_bcast -x COLL_REDUCE_QUICK=1)
 set(_red_shm -x LOOM_COLL_SHM_SLOT=4096 -x LOOM_COLL_REDUCE=shm -x LOOM_COLL_ALLREDUCE=shm
     -x LOOM_COLL_REDUCE_SCATTER_BLOCK=shm)
 set(_red_noshm -x LOOM_COLL_SHM=0)
-set(_red_cma -x LOOM_COLL_ALLREDUCE=cma -x LOOM_COLL_SHM_SLOT=4096)
+set(_red_cma -x LOOM_COLL_ALLREDUCE=cma -x LOOM_COLL_REDUCE=cma -x LOOM_COLL_SHM_SLOT=4096)
 foreach(n 1 2 3 4 5 8)
   foreach(v auto a b c d shm noshm cma)
     loom_mp_test(mp.coll.reduce.${v}.${n} TIMEOUT 120

@@ -311,12 +311,22 @@ static void testUserOps(MPI_Comm comm) {
     matRange(0, size, i, e);
     CHECK(memcmp(e, out[i], sizeof e) == 0);
   }
-  OK(MPI_Reduce(in, out, N, m4, op, size - 1, comm));
-  if (rank == size - 1)
-    for (long i = 0; i < N; ++i) {
-      matRange(0, size, i, e);
-      CHECK(memcmp(e, out[i], sizeof e) == 0);
-    }
+  for (int root = size - 1; root >= 0; root -= size > 1 ? size - 1 : 1) { /* last, first */
+    OK(MPI_Reduce(in, out, N, m4, op, root, comm));
+    if (rank == root)
+      for (long i = 0; i < N; ++i) {
+        matRange(0, size, i, e);
+        CHECK(memcmp(e, out[i], sizeof e) == 0);
+      }
+    /* in place: the root's input is its result */
+    if (rank == root) memcpy(out, in, sizeof out);
+    OK(MPI_Reduce(rank == root ? MPI_IN_PLACE : in, out, N, m4, op, root, comm));
+    if (rank == root)
+      for (long i = 0; i < N; ++i) {
+        matRange(0, size, i, e);
+        CHECK(memcmp(e, out[i], sizeof e) == 0);
+      }
+  }
   OK(MPI_Scan(in, out, N, m4, op, comm));
   for (long i = 0; i < N; ++i) {
     matRange(0, rank + 1, i, e);
