@@ -5,12 +5,12 @@
 // element offset displ(b) = counts[0] + ... + counts[b-1] of the input.
 // Steps: p-1 rounds. In round k rank r sends block (r-k-1) mod p to r+1
 // and receives block (r-k-2) mod p from r-1. What it sends in round 0 is
-// its own input block; in later rounds it first folds its own input into
-// the block just received, then forwards it. The block received in the
-// last round is r's own: folding its input in finishes it, and it is
-// copied to recvbuf. Two scratch blocks alternate (one in flight out, one
-// in flight in). Blocks larger than LOOM_COLL_REDUCE_CHUNK travel as
-// several messages (reduce_chunks.h), alike on every rank.
+// its own input block; each block it receives is folded with its own input
+// block as it arrives and forwarded as it is in the next round. The block
+// received in the last round is r's own, and lands folded in recvbuf. Two
+// scratch blocks alternate (one in flight out, one in flight in); none at
+// 2 ranks. Blocks larger than LOOM_COLL_REDUCE_CHUNK travel as several
+// messages (reduce_chunks.h), alike on every rank.
 //
 // Device buffers (CollArgs::mem == kDevice, every buffer of this rank on
 // the GPU, an op and type with a device kernel): the same messages, so
@@ -20,7 +20,8 @@
 // in flight, and the chunk is sent on once that has finished. The last
 // block is received straight into recvbuf and finished there (in place:
 // into scratch, then copied on the device, since recvbuf is the input).
-// The kernel computes mine op received, as the host's reduceLocal does.
+// The kernel computes mine op received, the host received op mine: the
+// same for the commutative ops the ring takes.
 //
 // Cost: (p-1)*alpha + (p-1)/p*n*beta + (p-1)/p*n*gamma for n input
 // elements split evenly: bandwidth-optimal, linear in alpha. On the device
@@ -30,7 +31,7 @@
 // Restrictions: commutative ops (each block collects its contributions in
 // ring order, starting at the rank after its owner). Any p; blocks of any
 // (even zero) size. In place: the input is recvbuf itself, and the result
-// is written to its start only after the last round. Device form: see
+// is written to its start only after the last round (from scratch). Device form: see
 // device_pipe.h (commutativeDeviceSupports); other device calls are staged.
 #include <algorithm>
 
@@ -115,30 +116,32 @@ Status reduceScatterRing(Schedule& s, const CollArgs& a) {
     return Status::ok();
   }
   const int right = (r + 1) % p, left = (r - 1 + p) % p;
-  char* buf[2] = {scratchLike(s, maxCnt, t), scratchLike(s, maxCnt, t)};
+  // Each block arrives folded with this rank's input block as it lands
+  // (recvReduceChunksFrom: received op mine, one pass) and goes on as it
+  // is; the last one, this rank's block, lands straight in the result. In
+  // place the result's place is the input's block 0, which may still be
+  // sent in that round: it lands in scratch and is copied after. 2 ranks,
+  // Intel Xeon VM, 1 MiB in all: see docs/benchmarks.md (the receive into
+  // fresh scratch and the separate fold and copy took 2-3x as long).
+  char* buf[2] = {nullptr, nullptr};
+  auto scratch = [&](int i) {
+    if (!buf[i]) buf[i] = scratchLike(s, maxCnt, t);
+    return buf[i];
+  };
   int cur = 0;  // buf[cur] receives this round
+  char* last = nullptr;
   for (int k = 0; k < p - 1; ++k) {
     const int sb = mod(r - k - 1), rb = mod(r - k - 2);
-    if (k == 0) {
-      sendChunks(s, elemAt(in, displ[sb], t), cnt[sb], t, right);
-    } else {
-      char* b = buf[1 - cur];  // received last round: block sb
-      const char* mine = elemAt(in, displ[sb], t);
-      const int64_t c = cnt[sb];
-      s.local([=] { (void)reduceLocal(mine, b, c, t, op); });
-      sendChunks(s, b, c, t, right);
-    }
-    recvChunks(s, buf[cur], cnt[rb], t, left);
+    sendChunks(s, k == 0 ? elemAt(in, displ[sb], t) : last, cnt[sb], t, right);
+    last = k == p - 2 && !a.inPlace ? out : scratch(cur);
+    recvReduceChunksFrom(s, last, elemAt(in, displ[rb], t), cnt[rb], t, op, left);
     s.endRound();
     cur = 1 - cur;
   }
-  char* last = buf[1 - cur];  // block r
-  const char* mine = elemAt(in, displ[r], t);
-  const int64_t c = cnt[r];
-  s.local([=] {
-    (void)reduceLocal(mine, last, c, t, op);
-    copyLike(last, out, c, t);
-  });
+  if (last != out) {
+    const int64_t c = cnt[r];
+    s.local([=] { copyLike(last, out, c, t); });
+  }
   return Status::ok();
 }
 
