@@ -2,7 +2,8 @@
 //
 // What: every rank copies its block into its slot, piece by piece; the root
 // copies every rank's piece into its place in the result. The others leave
-// as soon as their last piece is staged.
+// as soon as their last piece is staged. The root's own block (contiguous
+// types) goes straight from its send buffer to the result.
 // Steps: ceil(block / slot) (one for empty blocks).
 // Cost: block beta per rank to stage, p * block beta at the root; one flag
 // transfer per peer per step, against log2 p (binomial) or p messages.
@@ -22,17 +23,32 @@ bool run(ShmColl& c, ShmOp& op) {
     const uint64_t k = op.base + op.step;
     const size_t off = op.step * op.piece;
     const size_t len = std::min(op.piece, op.bytes - std::min(op.bytes, off));
+    const int me = c.rank();
+    // The root's own block goes straight from its send buffer to its place
+    // in the result (contiguous types): nobody else reads it, so staging it
+    // would copy it twice.
+    const bool direct = root && !a.inPlace && a.type->isContiguous() &&
+                        a.recvType->isContiguous();
     if (op.phase == 0) {
-      if (!c.slotFree(k)) return false;  // the root is done with this slot
-      if (!(root && a.inPlace))
-        shm::packPiece(a.sendbuf, a.count, a.type, off, c.slot(c.rank(), k), len);
+      if (root) {
+        if (direct)
+          shm::copyDirect(a.sendbuf, a.count, a.type, off, a.recvbuf, a.recvCount * p,
+                          a.recvType, me * op.bytes + off, len);
+        else if (!a.inPlace && !c.slotFree(k))
+          return false;  // the others are done with this slot
+        else if (!a.inPlace)
+          shm::packPiece(a.sendbuf, a.count, a.type, off, c.slot(me, k), len);
+      } else {
+        if (!c.slotFree(k)) return false;  // the root is done with this slot
+        shm::packPiece(a.sendbuf, a.count, a.type, off, c.slot(me, k), len);
+      }
       c.publish(k);
       op.phase = 1;
     }
     if (!root) continue;
     if (!c.allReached(k)) return false;
     for (int r = 0; r < p; ++r) {
-      if (r == c.rank() && a.inPlace) continue;
+      if (r == me && (a.inPlace || direct)) continue;
       shm::unpackPiece(a.recvbuf, a.recvCount * p, a.recvType, r * op.bytes + off, c.slot(r, k),
                        len);
     }
