@@ -27,13 +27,12 @@ bool run(ShmColl& c, ShmOp& op) {
     // The root's own block goes straight from its send buffer to its place
     // in the result (contiguous types): nobody else reads it, so staging it
     // would copy it twice.
-    const bool direct = root && !a.inPlace && a.type->isContiguous() &&
-                        a.recvType->isContiguous();
+    const bool direct = root && !a.inPlace && a.type->isContiguous() && a.recvType->isContiguous();
     if (op.phase == 0) {
       if (root) {
         if (direct)
-          shm::copyDirect(a.sendbuf, a.count, a.type, off, a.recvbuf, a.recvCount * p,
-                          a.recvType, me * op.bytes + off, len);
+          shm::copyDirect(a.sendbuf, a.count, a.type, off, a.recvbuf, a.recvCount * p, a.recvType,
+                          me * op.bytes + off, len);
         else if (!a.inPlace && !c.slotFree(k))
           return false;  // the others are done with this slot
         else if (!a.inPlace)

@@ -1,14 +1,16 @@
 // Reduce through the communicator's shared segment (coll/shm/shm_coll.h).
 //
-// What: every rank but the root copies its input into its slot, piece by
-// piece; the root reduces all slots of each step and its own input, in rank
+// What: every rank but the root (all of them below kDirectMin) copies its
+// input into its slot, piece by piece; the root reduces all slots of each
+// step and its own input, in rank
 // order, into its result. The others leave as soon as their last piece is
 // staged (they only wait for the root to be done with a slot before
 // refilling it).
 // The root reads its own input where it lies (contiguous types): nobody else
 // reads it, so staging it would only add a pass over the data. With two
 // ranks the root then touches each byte once: out = x0 op x1 in one pass
-// over its input and the peer's slot. 2 ranks, Intel Xeon VM, 16 KiB:
+// over its input and the peer's slot (from 4 KiB: kDirectMin). 2 ranks,
+// Intel Xeon VM, 4-8 KiB: 0.57-0.62 us against 0.61-0.64; 16 KiB:
 // 1.62-1.72 us (3 runs), against a median of 1.88 when the root staged its
 // input too and folded from the slots (bench/results/2026-11-29-coll-intel).
 // A type that is not contiguous, and an in-place root that is not the last
@@ -24,6 +26,11 @@
 
 namespace loom::coll {
 namespace {
+
+// From this size the root folds its own input where it lies. Below, the
+// copy it saves is a few cache lines, and the two paths measured alike
+// (2 ranks, 8-256 B, four interleaved runs: 0.19-0.23 us either way).
+constexpr size_t kDirectMin = 4096;
 
 // Where the root's own piece of a step lies when it is not staged (null:
 // it is staged like the others'). In place, the root's input is its result:
@@ -56,7 +63,7 @@ void foldWithOwn(ShmColl& c, const CollArgs& a, uint64_t k, size_t len, const st
 bool run(ShmColl& c, ShmOp& op) {
   const CollArgs& a = op.args;
   const bool root = c.rank() == a.root;
-  const bool direct = root && ownPiece(c, a, 0) != nullptr;
+  const bool direct = root && op.bytes >= kDirectMin && ownPiece(c, a, 0) != nullptr;
   for (; op.step < op.steps; ++op.step, op.phase = 0) {
     const shm::Step s = shm::stepAt(op, op.bytes);
     if (direct) {
