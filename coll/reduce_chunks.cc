@@ -66,8 +66,18 @@ void recvReduceChunks(Schedule& s, void* buf, int64_t count, Datatype* t, Op* op
 }
 
 void recvReduceChunksFrom(Schedule& s, void* buf, const void* base, int64_t count, Datatype* t,
-                          Op* op, int peer) {
+                          Op* op, int peer, bool baseFirst) {
   if (count == 0 || !p2p::canFold(t)) {
+    if (baseFirst) {  // into scratch, cut as the sender cuts it; folded in a round of its own
+      char* tmp = scratchLike(s, count, t);
+      recvChunks(s, tmp, count, t, peer);
+      s.endRound();
+      s.local([=] {
+        (void)reduceLocal(base, tmp, count, t, op);
+        copyLike(tmp, buf, count, t);
+      });
+      return;
+    }
     if (base != buf) s.local([=] { copyLike(base, buf, count, t); });
     recvReduceChunks(s, buf, count, t, op, peer);
     return;
@@ -76,7 +86,7 @@ void recvReduceChunksFrom(Schedule& s, void* buf, const void* base, int64_t coun
   for (int64_t c = 0; c < k; ++c) {
     const int64_t off = chunkOffset(count, k, c);
     s.recvReduceFrom(elemAt(buf, off, t), elemAt(base, off, t), chunkSize(count, k, c), t, op,
-                     peer);
+                     peer, baseFirst);
   }
 }
 

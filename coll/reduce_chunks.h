@@ -56,8 +56,9 @@ inline int64_t chunkOffset(int64_t count, int64_t k, int64_t c) {
 void sendChunks(Schedule& s, const void* buf, int64_t count, Datatype* t, int peer);
 void recvChunks(Schedule& s, void* buf, int64_t count, Datatype* t, int peer);
 void recvReduceChunks(Schedule& s, void* buf, int64_t count, Datatype* t, Op* op, int peer);
-// buf = received op base, piece by piece (Schedule::recvReduceFrom).
+// buf = received op base, piece by piece (Schedule::recvReduceFrom); with
+// `baseFirst`, buf = base op received.
 void recvReduceChunksFrom(Schedule& s, void* buf, const void* base, int64_t count, Datatype* t,
-                          Op* op, int peer);
+                          Op* op, int peer, bool baseFirst = false);
 
 }  // namespace loom::coll

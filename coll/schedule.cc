@@ -60,22 +60,38 @@ void foldFromBase(const void* in, void* inout, size_t bytes, void* ctx, Datatype
   const auto* st = static_cast<const Schedule::Step*>(ctx);
   const char* base = static_cast<const char*>(st->base) +
                      (static_cast<char*>(inout) - static_cast<char*>(st->buf));
-  reducePackedFrom(in, base, inout, bytes, type, st->op);
+  if (st->baseFirst)
+    reducePackedFrom(base, in, inout, bytes, type, st->op);  // inout never overlaps `in` here
+  else
+    reducePackedFrom(in, base, inout, bytes, type, st->op);
 }
 }  // namespace
 
 void Schedule::recvReduceFrom(void* buf, const void* base, int64_t count, Datatype* type, Op* op,
-                              int peer) {
-  if (base == buf) return recvReduce(buf, count, type, op, peer);
-  if (count > 0 && p2p::canFold(type)) {
+                              int peer, bool baseFirst) {
+  if (base == buf && !baseFirst) return recvReduce(buf, count, type, op, peer);
+  if (base != buf && count > 0 && p2p::canFold(type)) {
     Step s{Step::Kind::kRecv, buf, count, type, peer, nullptr};
     s.op = op;
     s.base = base;
+    s.baseFirst = baseFirst;
     rounds_.back().steps.push_back(std::move(s));
     return;
   }
-  local([=] { copyLike(base, buf, count, type); });
-  recvReduce(buf, count, type, op, peer);
+  if (!baseFirst) {
+    local([=] { copyLike(base, buf, count, type); });
+    recvReduce(buf, count, type, op, peer);
+    return;
+  }
+  // base op received without folding on arrival: received whole into
+  // scratch, folded in a round of its own (so this ends the round).
+  char* tmp = scratchLike(*this, count, type);
+  recv(tmp, count, type, peer);
+  endRound();
+  local([=] {
+    (void)reduceLocal(base, tmp, count, type, op);
+    copyLike(tmp, buf, count, type);
+  });
 }
 
 void Schedule::local(LocalFn fn) {

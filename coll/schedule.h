@@ -77,8 +77,10 @@ class Schedule {
   // layout that the schedule does not write): each piece that arrives is
   // combined with the piece of `base` at its offset straight into `buf`
   // (reducePackedFrom), instead of copying all of `base` into `buf` first.
+  // With `baseFirst`, buf = base op received instead (the operand order
+  // of a device form that computes mine op received, for the same bits).
   void recvReduceFrom(void* buf, const void* base, int64_t count, Datatype* type, Op* op,
-                      int peer);
+                      int peer, bool baseFirst = false);
   void local(LocalFn fn);
   // A local step that runs once the round's sends and receives are posted,
   // so that it overlaps them: a root's copy of its own block while its
@@ -144,6 +146,7 @@ class Schedule {
     LocalFn fn;
     Op* op = nullptr;  // kRecv: reduce into buf instead of overwriting it
     const void* base = nullptr;  // with op: buf = received op base (recvReduceFrom)
+    bool baseFirst = false;      // with base: buf = base op received
     bool afterPosting = false;   // kLocal: run after the round's messages are posted
   };
   struct Round {

@@ -20,8 +20,10 @@
 // in flight, and the chunk is sent on once that has finished. The last
 // block is received straight into recvbuf and finished there (in place:
 // into scratch, then copied on the device, since recvbuf is the input).
-// The kernel computes mine op received, the host received op mine: the
-// same for the commutative ops the ring takes.
+// The kernel computes mine op received, as the host does (baseFirst): a
+// commutative op may still round differently with its operands swapped
+// (a complex product contracted into FMAs), and host and device ranks must
+// give the same bits.
 //
 // Cost: (p-1)*alpha + (p-1)/p*n*beta + (p-1)/p*n*gamma for n input
 // elements split evenly: bandwidth-optimal, linear in alpha. On the device
@@ -117,7 +119,7 @@ Status reduceScatterRing(Schedule& s, const CollArgs& a) {
   }
   const int right = (r + 1) % p, left = (r - 1 + p) % p;
   // Each block arrives folded with this rank's input block as it lands
-  // (recvReduceChunksFrom: received op mine, one pass) and goes on as it
+  // (recvReduceChunksFrom: mine op received, one pass) and goes on as it
   // is; the last one, this rank's block, lands straight in the result. In
   // place the result's place is the input's block 0, which may still be
   // sent in that round: it lands in scratch and is copied after. 2 ranks,
@@ -134,7 +136,8 @@ Status reduceScatterRing(Schedule& s, const CollArgs& a) {
     const int sb = mod(r - k - 1), rb = mod(r - k - 2);
     sendChunks(s, k == 0 ? elemAt(in, displ[sb], t) : last, cnt[sb], t, right);
     last = k == p - 2 && !a.inPlace ? out : scratch(cur);
-    recvReduceChunksFrom(s, last, elemAt(in, displ[rb], t), cnt[rb], t, op, left);
+    recvReduceChunksFrom(s, last, elemAt(in, displ[rb], t), cnt[rb], t, op, left,
+                         /*baseFirst=*/true);
     s.endRound();
     cur = 1 - cur;
   }
