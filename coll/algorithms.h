@@ -25,9 +25,9 @@ Status scatterShm(const CollArgs& a, Request** out);
 Status alltoallShm(const CollArgs& a, Request** out);
 bool alltoallShmSupports(const CollArgs& a);
 Status allreduceCma(const CollArgs& a, Request** out);  // reads peers' buffers (core/cma.h)
-bool allreduceCmaSupports(const CollArgs& a);
-Status reduceCma(const CollArgs& a, Request** out);  // reads peers' buffers (core/cma.h)
-bool reduceCmaSupports(const CollArgs& a);
+Status reduceCma(const CollArgs& a, Request** out);     // reads and writes them
+// Both: one node, cross-memory access allowed, a contiguous type.
+bool cmaReductionSupports(const CollArgs& a);
 bool shmSupports(const CollArgs& a);
 bool shmReductionSupports(const CollArgs& a);
 bool shmRootedSupports(const CollArgs& a);

@@ -38,10 +38,10 @@ constexpr Algorithm kAlgorithms[] = {
      shmReductionSupports, nullptr, reduceScatterBlockShm},
     {Collective::kAllreduce, "cma",
      "one node: rank i reduces chunk i reading peers' buffers directly, all read all chunks",
-     allreduceCmaSupports, nullptr, allreduceCma},
+     cmaReductionSupports, nullptr, allreduceCma},
     {Collective::kReduce, "cma",
      "one node: rank i folds chunk i reading peers' inputs directly, writes it into the root's result",
-     reduceCmaSupports, nullptr, reduceCma},
+     cmaReductionSupports, nullptr, reduceCma},
     // ---- end shared memory ----
     // ---- begin data movement (bcast, gather, scatter, allgather, alltoall) ----
     {Collective::kBcast, "binomial",

@@ -19,13 +19,10 @@
 // contiguous type. Any p. A failed read fails the call on that rank (the
 // others still complete: every step is still published).
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 #include "coll/algorithms.h"
-#include "coll/op.h"
-#include "coll/shm/shm_steps.h"
-#include "core/cma.h"
+#include "coll/shm/cma_steps.h"
 
 namespace loom::coll {
 namespace {
@@ -45,13 +42,7 @@ size_t chunkOffset(const ShmOp& op, size_t unit, int p, int i) {
   return static_cast<size_t>(blockOffset(static_cast<int64_t>(op.bytes / unit), p, i)) * unit;
 }
 
-// Reads `len` bytes at `remote` of rank r into `dst`, recording a failure.
-void readPeer(ShmColl& c, ShmOp& op, int r, uint64_t remote, void* dst, size_t len) {
-  if (!op.status.isOk() || len == 0) return;
-  if (!cma::read(c.pid(r), reinterpret_cast<const void*>(remote), dst, len))
-    op.status = errorf(MPI_ERR_OTHER, "reading rank %d's buffer (process_vm_readv): %s; "
-                       "LOOM_COLL_ALLREDUCE=ring avoids it", r, std::strerror(errno));
-}
+constexpr const char* kAvoid = "LOOM_COLL_ALLREDUCE=ring";
 
 void reduceMyChunk(ShmColl& c, ShmOp& op, const Layout& l) {
   const CollArgs& a = op.args;
@@ -68,11 +59,11 @@ void reduceMyChunk(ShmColl& c, ShmOp& op, const Layout& l) {
     if (p - 1 == me)
       std::memcpy(l.acc, mine + at, n);
     else
-      readPeer(c, op, p - 1, l.addrs[2 * (p - 1)] + at, l.acc, n);
+      shm::cmaRead(c, op, p - 1, l.addrs[2 * (p - 1)] + at, l.acc, n, kAvoid);
     for (int r = p - 2; r >= 0; --r) {
       const void* x = mine + at;
       if (r != me) {
-        readPeer(c, op, r, l.addrs[2 * r] + at, l.tmp, n);
+        shm::cmaRead(c, op, r, l.addrs[2 * r] + at, l.tmp, n, kAvoid);
         x = l.tmp;
       }
       reducePacked(x, l.acc, n, a.type, a.op);
@@ -87,17 +78,7 @@ bool run(ShmColl& c, ShmOp& op) {
   const Layout l = layout(op, p);
   const uint64_t k = op.base;
   if (op.step == 0) {
-    if (op.phase == 0) {
-      if (!c.slotFree(k)) return false;  // everyone is done with this slot
-      auto* mine = reinterpret_cast<uint64_t*>(c.slot(me, k));
-      mine[0] = reinterpret_cast<uint64_t>(static_cast<const char*>(a.sendbuf) + a.type->trueLb());
-      mine[1] = reinterpret_cast<uint64_t>(static_cast<char*>(a.recvbuf) + a.type->trueLb());
-      c.publish(k);
-      op.phase = 1;
-    }
-    if (!c.allReached(k)) return false;
-    for (int r = 0; r < p; ++r)
-      std::memcpy(l.addrs + 2 * r, c.slot(r, k), 16);
+    if (!shm::exchangeAddresses(c, op, k, true, l.addrs)) return false;
     reduceMyChunk(c, op, l);
     op.step = 1;
     op.phase = 0;
@@ -113,7 +94,8 @@ bool run(ShmColl& c, ShmOp& op) {
     for (int r = 0; r < p; ++r) {
       if (r == me) continue;
       const size_t off = chunkOffset(op, unit, p, r);
-      readPeer(c, op, r, l.addrs[2 * r + 1] + off, out + off, chunkOffset(op, unit, p, r + 1) - off);
+      shm::cmaRead(c, op, r, l.addrs[2 * r + 1] + off, out + off,
+                   chunkOffset(op, unit, p, r + 1) - off, kAvoid);
     }
     op.step = 2;
     op.phase = 0;
@@ -129,22 +111,12 @@ bool run(ShmColl& c, ShmOp& op) {
 
 }  // namespace
 
-bool allreduceCmaSupports(const CollArgs& a) {
+bool cmaReductionSupports(const CollArgs& a) {
   return a.type && a.type->isContiguous() && cma::usable() && shmReductionSupports(a);
 }
 
 Status allreduceCma(const CollArgs& a, Request** out) {
-  ShmColl* c = ShmColl::of(a.comm);
-  ShmOp* op = c->newOp();
-  op->args = a;
-  op->run = run;
-  op->bytes = a.type->packedSize(a.count);
-  const size_t unit = reduceUnit(a.type, a.op);
-  constexpr size_t kPiece = 64 * 1024;  // read and reduced at a time; stays in L2
-  op->piece = std::max(kPiece / unit, size_t{1}) * unit;
-  op->steps = 3;
-  op->scratch.resize(16 * static_cast<size_t>(c->size()) + 2 * op->piece);
-  return c->start(op, out);
+  return shm::startCmaReduction(a, run, 3, 16 * static_cast<size_t>(a.comm->size()), 2, out);
 }
 
 }  // namespace loom::coll

@@ -26,16 +26,11 @@
 // call on the rank that made it, and the root's too (each peer says in its
 // slot whether its chunk arrived); every step is still published, so nobody
 // waits forever.
-#include <sys/uio.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 #include "coll/algorithms.h"
-#include "coll/op.h"
-#include "coll/shm/shm_steps.h"
-#include "core/cma.h"
+#include "coll/shm/cma_steps.h"
 
 namespace loom::coll {
 namespace {
@@ -70,24 +65,7 @@ size_t chunkOffset(const ShmOp& op, size_t unit, int p, int i) {
   return static_cast<size_t>(units * before / total) * unit;
 }
 
-void cmaFailed(ShmOp& op, const char* what, int r) {
-  op.status = errorf(MPI_ERR_OTHER,
-                     "%s rank %d's buffer (process_vm_%s): %s; "
-                     "LOOM_COLL_REDUCE=binomial avoids it",
-                     what, r, *what == 'r' ? "readv" : "writev", std::strerror(errno));
-}
-
-void readPeer(ShmColl& c, ShmOp& op, int r, uint64_t remote, void* dst, size_t len) {
-  if (!op.status.isOk() || len == 0) return;
-  if (!cma::read(c.pid(r), reinterpret_cast<const void*>(remote), dst, len))
-    cmaFailed(op, "reading", r);
-}
-
-void writePeer(ShmColl& c, ShmOp& op, int r, const void* src, uint64_t remote, size_t len) {
-  if (!op.status.isOk() || len == 0) return;
-  iovec local{const_cast<void*>(src), len}, far{reinterpret_cast<void*>(remote), len};
-  if (!cma::writev(c.pid(r), &local, 1, &far, 1)) cmaFailed(op, "writing", r);
-}
+constexpr const char* kAvoid = "LOOM_COLL_REDUCE=binomial";
 
 // x0 op (x1 op (... op x[p-1])) over the stream's bytes [at, at + n): into
 // the root's result (at the root) or written there (elsewhere).
@@ -106,14 +84,14 @@ void foldPiece(ShmColl& c, ShmOp& op, const Layout& l, size_t at, size_t n) {
   }
   auto get = [&](int r, std::byte* into) -> const void* {
     if (r == me) return mine;
-    readPeer(c, op, r, l.addrs[2 * r] + at, into, n);
+    shm::cmaRead(c, op, r, l.addrs[2 * r] + at, into, n, kAvoid);
     return into;
   };
   const void* last = get(p - 1, l.t0);
   const void* prev = get(p - 2, l.t1);
   reducePackedFrom(prev, last, out, n, a.type, a.op);  // one pass; `last` may be `out`
   for (int r = p - 3; r >= 0; --r) reducePacked(get(r, l.t0), out, n, a.type, a.op);
-  if (!root) writePeer(c, op, a.root, out, l.addrs[2 * a.root + 1] + at, n);
+  if (!root) shm::cmaWrite(c, op, a.root, out, l.addrs[2 * a.root + 1] + at, n, kAvoid);
 }
 
 bool run(ShmColl& c, ShmOp& op) {
@@ -121,19 +99,8 @@ bool run(ShmColl& c, ShmOp& op) {
   const int p = c.size(), me = c.rank();
   const uint64_t k = op.base;
   if (op.step == 0) {
-    if (op.phase == 0) {
-      if (!c.slotFree(k)) return false;  // everyone is done with this slot
-      auto* slot = reinterpret_cast<uint64_t*>(c.slot(me, k));
-      slot[0] = reinterpret_cast<uint64_t>(static_cast<const char*>(a.sendbuf) + a.type->trueLb());
-      slot[1] = me == a.root
-                    ? reinterpret_cast<uint64_t>(static_cast<char*>(a.recvbuf) + a.type->trueLb())
-                    : 0;
-      c.publish(k);
-      op.phase = 1;
-    }
-    if (!c.allReached(k)) return false;
     const Layout l = layout(op, p);
-    for (int r = 0; r < p; ++r) std::memcpy(l.addrs + 2 * r, c.slot(r, k), 16);
+    if (!shm::exchangeAddresses(c, op, k, me == a.root, l.addrs)) return false;
     const size_t unit = reduceUnit(a.type, a.op);
     const size_t end = chunkOffset(op, unit, p, me + 1);
     for (size_t at = chunkOffset(op, unit, p, me); at < end; at += op.piece)
@@ -165,22 +132,8 @@ bool run(ShmColl& c, ShmOp& op) {
 
 }  // namespace
 
-bool reduceCmaSupports(const CollArgs& a) {
-  return a.type && a.type->isContiguous() && cma::usable() && shmReductionSupports(a);
-}
-
 Status reduceCma(const CollArgs& a, Request** out) {
-  ShmColl* c = ShmColl::of(a.comm);
-  ShmOp* op = c->newOp();
-  op->args = a;
-  op->run = run;
-  op->bytes = a.type->packedSize(a.count);
-  const size_t unit = reduceUnit(a.type, a.op);
-  constexpr size_t kPiece = 64 * 1024;  // read and folded at a time; stays in L2
-  op->piece = std::max(std::min(kPiece, op->bytes) / unit, size_t{1}) * unit;
-  op->steps = 2;
-  op->scratch.resize(16 * static_cast<size_t>(c->size()) + 4 * op->piece);
-  return c->start(op, out);
+  return shm::startCmaReduction(a, run, 2, 16 * static_cast<size_t>(a.comm->size()), 4, out);
 }
 
 }  // namespace loom::coll
