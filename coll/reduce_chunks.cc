@@ -68,14 +68,10 @@ void recvReduceChunks(Schedule& s, void* buf, int64_t count, Datatype* t, Op* op
 void recvReduceChunksFrom(Schedule& s, void* buf, const void* base, int64_t count, Datatype* t,
                           Op* op, int peer, bool baseFirst) {
   if (count == 0 || !p2p::canFold(t)) {
-    if (baseFirst) {  // into scratch, cut as the sender cuts it; folded in a round of its own
-      char* tmp = scratchLike(s, count, t);
-      recvChunks(s, tmp, count, t, peer);
+    if (baseFirst) {  // into buf, cut as the sender cuts it; the base folded in after
+      recvChunks(s, buf, count, t, peer);
       s.endRound();
-      s.local([=] {
-        (void)reduceLocal(base, tmp, count, t, op);
-        copyLike(tmp, buf, count, t);
-      });
+      s.local([=] { (void)reduceLocal(base, buf, count, t, op); });
       return;
     }
     if (base != buf) s.local([=] { copyLike(base, buf, count, t); });

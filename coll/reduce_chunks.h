@@ -57,7 +57,7 @@ void sendChunks(Schedule& s, const void* buf, int64_t count, Datatype* t, int pe
 void recvChunks(Schedule& s, void* buf, int64_t count, Datatype* t, int peer);
 void recvReduceChunks(Schedule& s, void* buf, int64_t count, Datatype* t, Op* op, int peer);
 // buf = received op base, piece by piece (Schedule::recvReduceFrom); with
-// `baseFirst`, buf = base op received.
+// `baseFirst`, buf = base op received (base must not be buf).
 void recvReduceChunksFrom(Schedule& s, void* buf, const void* base, int64_t count, Datatype* t,
                           Op* op, int peer, bool baseFirst = false);
 

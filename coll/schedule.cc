@@ -1,6 +1,7 @@
 #include "coll/schedule.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "core/log.h"
 #include "coll/op.h"
@@ -69,8 +70,9 @@ void foldFromBase(const void* in, void* inout, size_t bytes, void* ctx, Datatype
 
 void Schedule::recvReduceFrom(void* buf, const void* base, int64_t count, Datatype* type, Op* op,
                               int peer, bool baseFirst) {
-  if (base == buf && !baseFirst) return recvReduce(buf, count, type, op, peer);
-  if (base != buf && count > 0 && p2p::canFold(type)) {
+  assert(!(baseFirst && base == buf));  // base op received would need the base kept aside
+  if (base == buf) return recvReduce(buf, count, type, op, peer);
+  if (count > 0 && p2p::canFold(type)) {
     Step s{Step::Kind::kRecv, buf, count, type, peer, nullptr};
     s.op = op;
     s.base = base;
@@ -83,15 +85,11 @@ void Schedule::recvReduceFrom(void* buf, const void* base, int64_t count, Dataty
     recvReduce(buf, count, type, op, peer);
     return;
   }
-  // base op received without folding on arrival: received whole into
-  // scratch, folded in a round of its own (so this ends the round).
-  char* tmp = scratchLike(*this, count, type);
-  recv(tmp, count, type, peer);
+  // base op received without folding on arrival: received into buf, the
+  // base folded in in a round of its own (so this ends the round).
+  recv(buf, count, type, peer);
   endRound();
-  local([=] {
-    (void)reduceLocal(base, tmp, count, type, op);
-    copyLike(tmp, buf, count, type);
-  });
+  local([=] { (void)reduceLocal(base, buf, count, type, op); });
 }
 
 void Schedule::local(LocalFn fn) {

@@ -78,7 +78,8 @@ class Schedule {
   // combined with the piece of `base` at its offset straight into `buf`
   // (reducePackedFrom), instead of copying all of `base` into `buf` first.
   // With `baseFirst`, buf = base op received instead (the operand order
-  // of a device form that computes mine op received, for the same bits).
+  // of a device form that computes mine op received, for the same bits);
+  // then `base` must not be `buf`.
   void recvReduceFrom(void* buf, const void* base, int64_t count, Datatype* type, Op* op,
                       int peer, bool baseFirst = false);
   void local(LocalFn fn);

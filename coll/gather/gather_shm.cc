@@ -18,28 +18,23 @@ namespace {
 bool run(ShmColl& c, ShmOp& op) {
   const CollArgs& a = op.args;
   const int p = c.size();
-  const bool root = c.rank() == a.root;
+  const int me = c.rank();
+  const bool root = me == a.root;
+  // The root's own block goes straight from its send buffer to its place in
+  // the result (contiguous types): nobody else reads it, so staging it would
+  // copy it twice. In place it is there already.
+  const bool direct = root && !a.inPlace && a.type->isContiguous() && a.recvType->isContiguous();
   for (; op.step < op.steps; ++op.step, op.phase = 0) {
     const uint64_t k = op.base + op.step;
     const size_t off = op.step * op.piece;
     const size_t len = std::min(op.piece, op.bytes - std::min(op.bytes, off));
-    const int me = c.rank();
-    // The root's own block goes straight from its send buffer to its place
-    // in the result (contiguous types): nobody else reads it, so staging it
-    // would copy it twice.
-    const bool direct = root && !a.inPlace && a.type->isContiguous() && a.recvType->isContiguous();
     if (op.phase == 0) {
-      if (root) {
-        if (direct)
-          shm::copyDirect(a.sendbuf, a.count, a.type, off, a.recvbuf, a.recvCount * p, a.recvType,
-                          me * op.bytes + off, len);
-        else if (!a.inPlace && !c.slotFree(k))
-          return false;  // the others are done with this slot
-        else if (!a.inPlace)
-          shm::packPiece(a.sendbuf, a.count, a.type, off, c.slot(me, k), len);
-      } else {
-        if (!c.slotFree(k)) return false;  // the root is done with this slot
+      if (!root || !(a.inPlace || direct)) {
+        if (!c.slotFree(k)) return false;  // the readers are done with this slot
         shm::packPiece(a.sendbuf, a.count, a.type, off, c.slot(me, k), len);
+      } else if (direct) {
+        shm::copyDirect(a.sendbuf, a.count, a.type, off, a.recvbuf, a.recvCount * p, a.recvType,
+                        me * op.bytes + off, len);
       }
       c.publish(k);
       op.phase = 1;

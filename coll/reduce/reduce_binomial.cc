@@ -105,8 +105,8 @@ Status reduceBinomial(Schedule& s, const CollArgs& a) {
     acc = const_cast<char*>(src);
   else
     acc = scratchLike(s, n, t);
-  const bool hasChild = !leaf;  // at mask 1 (the root too, unless alone)
-  if (acc != src && !hasChild) s.local([=] { copyLike(src, acc, n, t); });
+  // A rank with no child (a root alone) still needs its input as result.
+  if (acc != src && leaf) s.local([=] { copyLike(src, acc, n, t); });
   for (int mask = 1; mask < p; mask <<= 1) {
     if (v & mask) {
       sendChunks(s, acc, n, t, (v - mask + a.root) % p);

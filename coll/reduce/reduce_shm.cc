@@ -2,10 +2,9 @@
 //
 // What: every rank but the root (all of them below kDirectMin) copies its
 // input into its slot, piece by piece; the root reduces all slots of each
-// step and its own input, in rank
-// order, into its result. The others leave as soon as their last piece is
-// staged (they only wait for the root to be done with a slot before
-// refilling it).
+// step and its own input, in rank order, into its result. The others leave
+// as soon as their last piece is staged (they only wait for the root to be
+// done with a slot before refilling it).
 // The root reads its own input where it lies (contiguous types): nobody else
 // reads it, so staging it would only add a pass over the data. With two
 // ranks the root then touches each byte once: out = x0 op x1 in one pass
@@ -32,38 +31,35 @@ namespace {
 // (2 ranks, 8-256 B, four interleaved runs: 0.19-0.23 us either way).
 constexpr size_t kDirectMin = 4096;
 
-// Where the root's own piece of a step lies when it is not staged (null:
-// it is staged like the others'). In place, the root's input is its result:
-// readable only while the fold has not written it, i.e. when the root is the
-// last rank (the fold starts from x[p-1] and works down).
-const std::byte* ownPiece(const ShmColl& c, const CollArgs& a, size_t off) {
-  if (!a.type->isContiguous()) return nullptr;
-  if (a.inPlace && a.root != c.size() - 1) return nullptr;
-  return static_cast<const std::byte*>(a.sendbuf) + a.type->trueLb() + off;
+// Whether the root folds its own input where it lies: a contiguous type
+// from kDirectMin. In place the input is the result, readable only while
+// the fold has not written it, i.e. when the root is the last rank (the
+// fold starts from x[p-1] and works down).
+bool foldsInPlace(const ShmColl& c, const ShmOp& op) {
+  const CollArgs& a = op.args;
+  return c.rank() == a.root && op.bytes >= kDirectMin && a.type->isContiguous() &&
+         (!a.inPlace || a.root == c.size() - 1);
 }
 
-// x0 op (x1 op (... op x[p-1])) of step k into dst, rank order kept, the
-// root's piece from `own`.
-void foldWithOwn(ShmColl& c, const CollArgs& a, uint64_t k, size_t len, const std::byte* own,
+// x0 op (x1 op (... op x[p-1])) of step k into dst (p >= 2), rank order
+// kept, the root's piece from `own`.
+void foldWithOwn(ShmColl& c, const CollArgs& a, uint64_t k, size_t len, const void* own,
                  void* dst) {
-  const int p = c.size(), me = c.rank();
+  const int me = c.rank();
   auto src = [&](int r) -> const void* { return r == me ? own : c.slot(r, k); };
-  int r = p - 1;
-  if (src(r) != dst) {
-    if (r >= 1) {
-      reducePackedFrom(src(r - 1), src(r), dst, len, a.type, a.op);  // one pass
-      --r;
-    } else {
-      std::memcpy(dst, src(r), len);
-    }
+  const int last = c.size() - 1;
+  int r = last - 1;  // the next to fold in
+  if (src(last) != dst) {  // else the root's input, in place, is x[p-1]
+    reducePackedFrom(src(r), src(last), dst, len, a.type, a.op);  // one pass
+    --r;
   }
-  for (--r; r >= 0; --r) reducePacked(src(r), dst, len, a.type, a.op);
+  for (; r >= 0; --r) reducePacked(src(r), dst, len, a.type, a.op);
 }
 
 bool run(ShmColl& c, ShmOp& op) {
   const CollArgs& a = op.args;
   const bool root = c.rank() == a.root;
-  const bool direct = root && op.bytes >= kDirectMin && ownPiece(c, a, 0) != nullptr;
+  const bool direct = foldsInPlace(c, op);
   for (; op.step < op.steps; ++op.step, op.phase = 0) {
     const shm::Step s = shm::stepAt(op, op.bytes);
     if (direct) {
@@ -78,11 +74,11 @@ bool run(ShmColl& c, ShmOp& op) {
     if (!c.allReached(s.k)) return false;
     if (!direct) {
       shm::foldIntoResult(c, op, s.k, s.off, s.len);
-      continue;
+    } else if (s.len != 0) {
+      const std::ptrdiff_t at = a.type->trueLb() + static_cast<std::ptrdiff_t>(s.off);
+      foldWithOwn(c, a, s.k, s.len, static_cast<const char*>(a.sendbuf) + at,
+                  static_cast<char*>(a.recvbuf) + at);
     }
-    if (s.len == 0) continue;
-    foldWithOwn(c, a, s.k, s.len, ownPiece(c, a, s.off),
-                static_cast<std::byte*>(a.recvbuf) + a.type->trueLb() + s.off);
   }
   return true;
 }

@@ -160,14 +160,14 @@ Status ShmColl::compare(const ShmOp& op, int r, bool* benign) const {
   Desc theirs;
   // The peer in this op: its signature, on the flag's cache line.
   if (at == op.base && sig.read(&id, &theirs) && id == op.base)
-    return compareDesc(r, theirs, descOf(op), benign);
+    return compareDesc(r, theirs, op.desc, benign);
   // The peer has moved on past this op (a broadcast's root runs ahead), or
   // did while its signature was read: its description of this op is in its
   // ring, written before the signature and kept for depth_ steps.
   const Signature& e = ringEntry(r, op.base);
   if (e.id.load(std::memory_order_acquire) != op.base) return Status::ok();
   if (!e.read(&id, &theirs) || id != op.base) return Status::ok();
-  return compareDesc(r, theirs, descOf(op), benign);
+  return compareDesc(r, theirs, op.desc, benign);
 }
 
 // Both of rank r's descriptions against this rank's own of the same call:
@@ -194,7 +194,7 @@ Status ShmColl::checkPeer(int r, const Desc& mine, bool* benign) const {
 }
 
 Status ShmColl::checkSignatures(const ShmOp& op, bool* benign) {
-  const Desc& mine = descOf(op);
+  const Desc& mine = op.desc;
   *benign = false;
   for (int r = 0; r < size_; ++r) {
     if (r == rank_) continue;

@@ -236,7 +236,6 @@ class ShmColl {
   static constexpr size_t kRingEntry = 32;
   Signature& ringEntry(int r, uint64_t base) const;
   static Desc describe(const ShmOp& op);  // what start() stores in op.desc
-  static const Desc& descOf(const ShmOp& op) { return op.desc; }
   void sign(const ShmOp& op);
   // `benign` (out): the mismatch found is only in the counts, between two
   // shared-memory ops of as many steps (see drain()).

@@ -42,19 +42,17 @@ inline void unpackPiece(void* buf, int64_t count, Datatype* t, size_t off, const
 }
 
 // Copies bytes [from, from + len) of (src, scount, st)'s stream to bytes
-// [to, to + len) of (dst, dcount, dt)'s, straight from buffer to buffer, when
-// both types are contiguous (false: the caller goes through a slot). Cut
-// short like packPiece where either buffer ends first.
-inline bool copyDirect(const void* src, int64_t scount, Datatype* st, size_t from, void* dst,
+// [to, to + len) of (dst, dcount, dt)'s, straight from buffer to buffer;
+// both types contiguous. Cut short like packPiece where either buffer ends
+// first.
+inline void copyDirect(const void* src, int64_t scount, Datatype* st, size_t from, void* dst,
                        int64_t dcount, Datatype* dt, size_t to, size_t len) {
-  if (!st->isContiguous() || !dt->isContiguous()) return false;
   const size_t shave = st->packedSize(scount), dhave = dt->packedSize(dcount);
-  if (from >= shave || to >= dhave) return true;
+  if (from >= shave || to >= dhave) return;
   len = std::min({len, shave - from, dhave - to});
   if (len)
     copySmall(static_cast<char*>(dst) + dt->trueLb() + to,
               static_cast<const char*>(src) + st->trueLb() + from, len);
-  return true;
 }
 
 // How far the root of a bcast or scatter may run ahead of its slowest reader
