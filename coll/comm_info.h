@@ -9,6 +9,9 @@
 // so the hierarchical algorithms can be tested on one machine.
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -17,6 +20,7 @@
 namespace loom::coll {
 
 class ShmColl;  // coll/shm/shm_coll.h
+struct Algorithm;  // coll/selector.h
 struct CallLog;  // coll/call_probe.h
 
 struct CommInfo {
@@ -42,6 +46,20 @@ struct CommInfo {
   // (several nodes): the signatures of this rank's calls and the control
   // channel's standing receive (coll/call_probe.h). Null until needed.
   CallLog* calls = nullptr;
+
+  // The host rules' latest answer per collective (coll/selector.cc,
+  // select()): on this communicator, with the node's CMA window as it was
+  // then, the first rule that matches a call of `bytes` names `alg`, and alg
+  // accepted that call. A call of the same bytes that alg accepts is alg's
+  // without the rules being walked again (what else the rules key on is the
+  // communicator's and the process's, fixed).
+  struct Pick {
+    size_t bytes = SIZE_MAX;
+    size_t cmaLo = 0, cmaHi = 0;
+    const Algorithm* alg = nullptr;
+  };
+  static constexpr size_t kCollectives = 17;  // Collective::kCount (checked in selector.cc)
+  std::array<Pick, kCollectives> picks{};
 
   ~CommInfo();
 };

@@ -406,6 +406,7 @@ const char* kNames[] = {"barrier",   "bcast",          "reduce",
                         "alltoall",  "alltoallv",      "alltoallw",
                         "scan",      "exscan"};
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Collective::kCount));
+static_assert(CommInfo::kCollectives == static_cast<size_t>(Collective::kCount));
 
 bool isPow2(int p) { return p > 0 && (p & (p - 1)) == 0; }
 
@@ -575,6 +576,19 @@ Status select(const CollArgs& args, const Algorithm** out) {
     return errorf(MPI_ERR_INTERN, "no %s algorithm takes these device buffers (the call is "
                   "staged)", collectiveName(args.coll));
   }
+  CommInfo& info = commInfo(args.comm);
+  // The same bytes as this collective's last call, and the algorithm the
+  // first matching rule named then takes this call too: it is the rules'
+  // answer again (a call it declines walks them). Never filled where an
+  // override is set.
+  CommInfo::Pick& pick = info.picks[static_cast<size_t>(args.coll)];
+  size_t cmaLo = 0, cmaHi = 0;
+  p2p::nodeCmaWindow(&cmaLo, &cmaHi);
+  if (pick.bytes == args.bytes && pick.cmaLo == cmaLo && pick.cmaHi == cmaHi &&
+      accepts(pick.alg, args)) [[likely]] {
+    *out = pick.alg;
+    return Status::ok();
+  }
   const std::string& forced = overrideOf(args.coll);
   if (!forced.empty()) {
     const Algorithm* a = forcedAlgorithm(args.coll);
@@ -590,14 +604,16 @@ Status select(const CollArgs& args, const Algorithm** out) {
                overrideParam(args.coll).c_str(), forced.c_str());
   }
   const int p = args.comm->size();
-  const CommInfo& info = commInfo(args.comm);
+  bool first = true;  // the first rule that matches
   for (const Resolved& rr : rulesOf(args.coll)) {
     if (!ruleMatches(*rr.rule, args, p, info)) continue;
     const Algorithm* a = rr.alg;
     if (accepts(a, args)) {
+      if (first && forced.empty()) pick = CommInfo::Pick{args.bytes, cmaLo, cmaHi, a};
       *out = a;
       return Status::ok();
     }
+    first = false;
   }
   // Reachable only through a bug in the tables: say which.
   return errorf(MPI_ERR_INTERN, "no %s algorithm supports %zu bytes on %d ranks",

@@ -327,62 +327,64 @@ void ShmColl::settleAll() {
 
 void settleFailures() { ShmColl::settleAll(); }
 
+bool ShmColl::advance(ShmOp* op) {
+  if (!setupStatus_.isOk()) {
+    op->status = setupStatus_;
+    return true;
+  }
+  if (!op->signed_) {
+    sign(*op);
+    op->signed_ = true;
+  }
+  current_ = op;
+  const bool done = op->run(*this, *op);
+  current_ = nullptr;
+  // Every flag the op read was checked; a blocked op checks everyone (the
+  // rank it waits for may be one that passed other arguments), every 64th
+  // time only: reading the peers' lines while they write them slows them
+  // down.
+  Status st = std::move(mismatch_);
+  bool benign = mismatchBenign_;
+  mismatch_ = Status::ok();
+  mismatchBenign_ = false;
+  if (st.isOk() && !done && ++blockedPolls_ % 64 == 0) st = checkSignatures(*op, &benign);
+  // Only the counts differ, and the call takes as many steps on both ranks:
+  // every rank still runs the same steps, so the segment stays in step. The
+  // call reports the mismatch when it ends, and nothing is poisoned (the
+  // communicator stays usable).
+  if (!st.isOk() && benign) {
+    if (op->status.isOk()) op->status = st;
+    st = Status::ok();
+  }
+  // A peer that gave up on this call published its steps: what they seem to
+  // hold is not data (one header load per call). Say what differed if this
+  // call's descriptions show it.
+  if (st.isOk() && done && poisoned()) {
+    bool ignored = false;
+    st = checkSignatures(*op, &ignored);
+    // Nothing differed that this rank can see (the peer that failed is
+    // still in an earlier call whose steps it published as it gave up, and
+    // this op read them as its own): the op's data is not data.
+    if (st.isOk()) {
+      Status f = sharedFailure();
+      if (!f.isOk() && failedCall_ <= op->args.call) st = std::move(f);
+    }
+  }
+  if (st.isOk()) return done;
+  // Give up on this call, poison the communicator, and then publish the
+  // call's steps so no peer waits for them: a peer that sees them sees the
+  // failure too.
+  op->status = st;
+  fail(st, op->args.call);
+  publish(op->base + op->steps - 1);
+  return true;
+}
+
 bool ShmColl::drain() {
   while (!queue_.empty()) {
     if (!ready()) return false;
     ShmOp* op = queue_.front();
-    if (!setupStatus_.isOk()) {
-      op->status = setupStatus_;
-    } else {
-      if (!op->signed_) {
-        sign(*op);
-        op->signed_ = true;
-      }
-      current_ = op;
-      const bool done = op->run(*this, *op);
-      current_ = nullptr;
-      // Every flag the op read was checked; a blocked op checks everyone
-      // (the rank it waits for may be one that passed other arguments),
-      // every 64th time only: reading the peers' lines while they write them
-      // slows them down.
-      Status st = mismatch_;
-      bool benign = mismatchBenign_;
-      mismatch_ = Status::ok();
-      mismatchBenign_ = false;
-      if (st.isOk() && !done && ++blockedPolls_ % 64 == 0) st = checkSignatures(*op, &benign);
-      // Only the counts differ, and the call takes as many steps on both
-      // ranks: every rank still runs the same steps, so the segment stays in
-      // step. The call reports the mismatch when it ends, and nothing is
-      // poisoned (the communicator stays usable).
-      if (!st.isOk() && benign) {
-        if (op->status.isOk()) op->status = st;
-        st = Status::ok();
-      }
-      // A peer that gave up on this call published its steps: what they
-      // seem to hold is not data (one header load per call). Say what
-      // differed if this call's descriptions show it.
-      if (st.isOk() && done && poisoned()) {
-        bool ignored = false;
-        st = checkSignatures(*op, &ignored);
-        // Nothing differed that this rank can see (the peer that failed is
-        // still in an earlier call whose steps it published as it gave up,
-        // and this op read them as its own): the op's data is not data.
-        if (st.isOk()) {
-          Status f = sharedFailure();
-          if (!f.isOk() && failedCall_ <= op->args.call) st = std::move(f);
-        }
-      }
-      if (!st.isOk()) {
-        // Give up on this call, poison the communicator, and then publish
-        // the call's steps so no peer waits for them: a peer that sees them
-        // sees the failure too.
-        op->status = st;
-        fail(st, op->args.call);
-        publish(op->base + op->steps - 1);
-      } else if (!done) {
-        return false;
-      }
-    }
+    if (!advance(op)) return false;
     queue_.pop_front();
     finish(op);
   }
@@ -426,22 +428,27 @@ Status ShmColl::start(ShmOp* op, Request** out) {
   op->desc = describe(*op);
   remember(op->desc);
   op->request = nullptr;
-  queue_.push_back(op);
   // A call whose peers are there is done at once (op is then pooled, intact);
-  // a blocking one needs no request then. A blocking call alone in the queue
-  // first watches its peers' flags for a moment (a few hundred passes, about
-  // a microsecond) before it waits through the progress engine: a small
-  // bcast's readers usually find the root's piece within that time, and
-  // skip the request and the other pollers' passes.
+  // a blocking one needs no request then. A call with none before it runs
+  // at once, outside the queue; a blocking one first watches its peers'
+  // flags for a moment (a few hundred passes, about a microsecond) before it
+  // waits through the progress engine: a small bcast's readers usually find
+  // the root's piece within that time, and skip the request and the other
+  // pollers' passes.
   bool done = false;
-  if (queue_.size() == 1) {
+  if (queue_.empty() && ready()) {
     const bool watch = op->args.blocking && !progress::oversubscribed();
     const unsigned passes = watch ? progress::kSpinsBeforePause : 1;
-    for (unsigned i = 0; i < passes && !done; ++i) done = drain();
+    for (unsigned i = 0; i < passes && !done; ++i) done = advance(op);
   }
-  if (done && op->args.blocking) {
-    *out = nullptr;
-    return op->status;
+  if (done) {
+    pool_.push_back(op);
+    if (op->args.blocking) {
+      *out = nullptr;
+      return op->status;
+    }
+  } else {
+    queue_.push_back(op);
   }
   Request* r = Request::alloc(ReqKind::kColl);
   r->active = true;

@@ -278,6 +278,9 @@ class ShmColl {
   bool mismatchBenign_ = false;  // mismatch_ is only in the counts or op (onlyCounts)
   // Runs queued ops in order; true when the queue emptied.
   bool drain();
+  // Advances one op (the segment mapped, or its setup failed) and checks
+  // what it read: true when it is done (status set on failure).
+  bool advance(ShmOp* op);
   static int pollAll(void*);
   void finish(ShmOp* op);
 

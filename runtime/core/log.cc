@@ -41,12 +41,15 @@ bool topicListed(const std::string& list, const char* topic) {
 void setRank(int rank) { std::snprintf(gPrefix, sizeof gPrefix, "loom: rank %d: ", rank); }
 void setProgram(const char* name) { std::snprintf(gPrefix, sizeof gPrefix, "%s: ", name); }
 
-bool enabled(const char* topic) {
+bool gDebugOff = false;  // zero-initialised: known before any constructor asks
+
+bool topicEnabled(const char* topic) {
   // Read LOOM_DEBUG directly (not through params) so params may log.
   static const std::string list = [] {
     const char* v = std::getenv("LOOM_DEBUG");
     return std::string(v ? v : "");
   }();
+  if (list.empty()) gDebugOff = true;
   return !list.empty() && topicListed(list, topic);
 }
 

@@ -12,8 +12,11 @@ namespace loom::log {
 void setRank(int rank);
 void setProgram(const char* name);
 
-// True when LOOM_DEBUG enables `topic` (read once, on first use).
-bool enabled(const char* topic);
+// True when LOOM_DEBUG enables `topic` (read once, on first use). Without
+// LOOM_DEBUG, after the first call: one load (collectives ask on every call).
+bool topicEnabled(const char* topic);
+extern bool gDebugOff;  // LOOM_DEBUG is unset or empty (set by topicEnabled)
+inline bool enabled(const char* topic) { return !gDebugOff && topicEnabled(topic); }
 
 void error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -623,6 +623,40 @@ TEST(CollReduceSelector, RulesPickAsDocumented) {
   }
 }
 
+// select() remembers, per communicator and collective, the algorithm the
+// first matching rule named for the last call's bytes (CommInfo::picks).
+// A call of the same bytes that algorithm declines (a non-commutative op
+// for the ring) still gets the rules' answer, and one it takes after such
+// a call gets it again: every answer equals a fresh communicator's.
+TEST(CollReduceSelector, RememberedPickYieldsToTheRules) {
+  Op* user = Op::create(matmul, nullptr, false);
+  loom::sim::SimComms used(6);
+  CollArgs a;
+  a.coll = Collective::kAllreduce;
+  a.bytes = 1 << 20;
+  auto fresh = [&](Op* o) {
+    loom::sim::SimComms c(6);
+    CollArgs b = a;
+    b.comm = c[0];
+    b.op = o;
+    const loom::coll::Algorithm* alg = nullptr;
+    EXPECT_TRUE(loom::coll::select(b, &alg).isOk());
+    return alg;
+  };
+  const loom::coll::Algorithm* forSum = fresh(op(MPI_SUM));
+  const loom::coll::Algorithm* forUser = fresh(user);
+  ASSERT_STREQ(forSum->name, "ring");
+  ASSERT_NE(forUser, forSum);
+  a.comm = used[0];
+  for (Op* o : {user, op(MPI_SUM), op(MPI_SUM), user, op(MPI_SUM), user}) {
+    a.op = o;
+    const loom::coll::Algorithm* alg = nullptr;
+    ASSERT_TRUE(loom::coll::select(a, &alg).isOk());
+    EXPECT_EQ(alg, o == user ? forUser : forSum) << alg->name;
+  }
+  user->release();
+}
+
 // Which receives reduce as they arrive (p2p::irecvFold) and which fall back
 // to a scratch copy and a reduction round; both give the same results (the
 // simulations above run the folding path with int64 and the fallback with
