@@ -67,26 +67,59 @@ size_t slotParam() {
 
 }  // namespace
 
-// Slots per rank: a power of two from 2 to 256. auto: 4, or 128 when the
-// node runs more ranks than cores. There a rank that waits for the slowest
-// one loses its core for a time slice, so the more steps (calls) a writer
-// may run ahead, the fewer such waits (a reduce's leaves, a bcast's root).
-// 8 B at 8 ranks on 2 cores, 4000 calls, three runs: reduce 0.70 us with 128
+// Slots per rank: a power of two from 2 to 256 (LOOM_COLL_SHM_DEPTH), or,
+// with auto, as many as a segment budget allows (depthFor).
+//
+// Oversubscribed (auto: 128). A rank that waits for the slowest one loses
+// its core for a time slice, so the more steps (calls) a writer may run
+// ahead, the fewer such waits (a reduce's leaves, a bcast's root). 8 B at
+// 8 ranks on 2 cores, 4000 calls, three runs: reduce 0.70 us with 128
 // slots, 0.97-1.0 with 32, 4.1-5.7 with 4 (Open MPI 1.0-2.3); bcast 0.50,
-// 0.77-0.96, 1.6-2.2 (Open MPI 0.66-0.79). 128 slots of 16 KiB are 2 MiB of
-// address space per rank; small messages touch one page of each (512 KiB).
+// 0.77-0.96, 1.6-2.2 (Open MPI 0.66-0.79).
+//
+// A core each (auto: up to 64, see depthFor). A writer that is depth - 1
+// steps ahead reads its readers' flags before it reuses a slot, and each
+// such read takes a cache line that the reader writes at every step: the
+// line crosses cores twice (the reader then writes it again). The cached
+// minimum (allMin_) spares the reads while the readers are known to be far
+// enough, so a deeper ring makes them rarer. On the Intel Xeon of
+// docs/benchmarks.md ("Issue 33, third session"), 2 ranks, back-to-back
+// calls of 2-8 KiB: bcast, gather and reduce 0.52-0.67x the time with 64
+// slots against 4, scatter and allgather 0.76-0.91x, 512 B and 32 KiB up
+// unchanged.
+//
 // Rank 0 decides and sends it with the segment's number (ranks could see
-// oversubscription differently).
+// oversubscription differently). 0 here: auto on a core each.
 static uint64_t depthParam() {
   static const uint64_t v = [] {
     const std::string s = params::getString("LOOM_COLL_SHM_DEPTH");
-    int64_t d = progress::oversubscribed() ? 128 : 4;
-    if (s != "auto") d = params::getInt("LOOM_COLL_SHM_DEPTH");
+    if (s == "auto") return progress::oversubscribed() ? uint64_t{128} : uint64_t{0};
+    const int64_t d = params::getInt("LOOM_COLL_SHM_DEPTH");
     uint64_t p = 2;
     while (p < static_cast<uint64_t>(d) && p < 256) p <<= 1;
     return p;
   }();
   return v;
+}
+
+// The segment's slots per rank for `ranks` ranks: the parameter, or (auto
+// on a core each) the most, up to 64, whose slots fit in kDepthBudget
+// bytes for the whole segment, and 4 at least: with 16 KiB slots 64 at 2
+// ranks, 32 at 3-4, 16 at 5-8, 8 at 9-16, 4 from 17 ranks (as many bytes
+// as 4 slots always took from 32 ranks). The price is the segment's setup,
+// once per communicator, on its first collective: every page is populated
+// (touchSlots). At 2 ranks on the Intel Xeon, MPI_Comm_dup, one allreduce
+// and MPI_Comm_free took 73-92 us with 4 slots (128 KiB), 808-817 us with
+// 64 (2 MiB); LOOM_COLL_SHM_DEPTH=4 gives the old segments back.
+uint64_t shmAutoDepth(int ranks, size_t slot) {
+  constexpr size_t kDepthBudget = size_t{2} << 20;
+  uint64_t d = 64;
+  while (d > 4 && static_cast<size_t>(ranks) * d * slot > kDepthBudget) d >>= 1;
+  return d;
+}
+static uint64_t depthFor(int ranks) {
+  if (const uint64_t d = depthParam()) return d;
+  return shmAutoDepth(ranks, slotParam());
 }
 
 size_t ShmColl::configuredSlot() { return slotParam(); }
@@ -142,7 +175,7 @@ ShmColl::ShmColl(Comm* c) : comm_(c), size_(c->size()), rank_(c->rank()), slot_(
   if (rank_ == 0) {
     static uint64_t created = 0;
     number_ = ++created;
-    depth_ = depthParam();
+    depth_ = depthFor(size_);
     setupStatus_ = create();
     if (!setupStatus_.isOk()) number_ = 0;  // tells the others it failed
     setupMsg_.number = number_;
@@ -472,7 +505,8 @@ bool shmRootedSupports(const CollArgs& a) {
   // a slot waits for ranks that are not even running; messages let it go
   // on. With 16 slots or more (the default there: 128) it runs that many
   // calls ahead before it waits.
-  return (!progress::oversubscribed() || depthParam() >= 16) && ShmColl::eligible(a.comm);
+  return (!progress::oversubscribed() || depthFor(a.comm->size()) >= 16) &&
+         ShmColl::eligible(a.comm);
 }
 
 bool shmReductionSupports(const CollArgs& a) {

@@ -11,9 +11,9 @@
 // have. Where segments must be named it is /dev/shm/loom-<nspace>-coll-
 // <rank>-<n> (mode 0600) and the last rank to map it unlinks the name. It
 // holds, per rank, one flag (its own 128-byte line, with the rank's pid)
-// and depth (4, or 128 when
-// ranks outnumber cores; LOOM_COLL_SHM_DEPTH, rank 0's choice) staging
-// slots of LOOM_COLL_SHM_SLOT bytes.
+// and depth (up to 64 within a 2 MiB segment, at least 4; 128 when ranks
+// outnumber cores; LOOM_COLL_SHM_DEPTH; rank 0's choice) staging slots of
+// LOOM_COLL_SHM_SLOT bytes.
 //
 // Steps. Every collective on the communicator is a fixed number of steps,
 // numbered globally (each call reserves its steps, in call order, which is
@@ -24,10 +24,10 @@
 //   - rank r may overwrite its slot k % depth (last used at step
 //     k - depth) once every flag >= k - depth + 1 (slotFree).
 // Every rank publishes every step, even those where it writes nothing, so
-// one rule serves all algorithms. With four slots a writer runs up to three
-// steps ahead of its slowest reader (127 with the oversubscribed default): a root of bcast or a rank of reduce
-// need not wait for the others to finish the previous call, and messages
-// larger than a slot pipeline through the slots.
+// one rule serves all algorithms. With depth slots a writer runs up to
+// depth - 1 steps ahead of its slowest reader: a root of bcast or a rank of
+// reduce need not wait for the others to finish the previous call, and
+// messages larger than a slot pipeline through the slots.
 //
 // Driving. Each call is a ShmOp: a resumable function that advances as far
 // as the flags allow and returns. Ops run in call order per communicator,
@@ -333,6 +333,11 @@ class ShmColl {
   bool failurePending_ = false;  // ours, not yet written into the header
 };
 
+
+// Slots per rank that LOOM_COLL_SHM_DEPTH=auto gives a segment of `ranks`
+// ranks and `slot`-byte slots where every rank has a core (shm_coll.cc,
+// depthFor): the most, up to 64, that fit in 2 MiB, and 4 at least.
+uint64_t shmAutoDepth(int ranks, size_t slot);
 
 // The shared-memory algorithms' supports(): the communicator can have a
 // context (ShmColl::eligible) and, for reductions, the op can run on the

@@ -143,10 +143,12 @@ constexpr Param kParams[] = {
     {"LOOM_COLL_SHM_DEPTH", "auto",
      "Staging slots per rank in a communicator's collective segment (a power of two, 2 to "
      "256; comm rank 0's value holds): a rank may run this many steps minus one ahead of the "
-     "slowest. auto: 4, or 128 when the node runs more ranks than cores"},
+     "slowest. auto: 128 when the node runs more ranks than cores, else the most up to 64 "
+     "whose slots fit in 2 MiB for the segment (64 at 2 ranks of 16 KiB slots, 4 from 17 "
+     "ranks), at least 4"},
     {"LOOM_COLL_SHM_SLOT", "16k",
-     "Bytes of each rank's staging slot in a communicator's collective segment (four are "
-     "kept per rank); larger messages go through it in pieces of this size"},
+     "Bytes of each rank's staging slot in a communicator's collective segment "
+     "(LOOM_COLL_SHM_DEPTH of them per rank); larger messages go through it in pieces of this size"},
     {"LOOM_COLL_SHM_MAX_RANKS", "64",
      "Largest communicator that gets a shared-memory collective segment"},
     {"LOOM_COLL_VIRTUAL_NODE_SIZE", "0",

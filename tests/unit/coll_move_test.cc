@@ -12,6 +12,7 @@
 
 #include "coll/algorithms.h"
 #include "coll/selector.h"
+#include "coll/shm/shm_coll.h"
 #include "coll_sim.h"
 
 namespace {
@@ -470,4 +471,27 @@ TEST(CollMove, RulesCoverEveryCase) {
         ASSERT_TRUE(loom::coll::select(a, &alg).isOk()) << loom::coll::collectiveName(c);
         EXPECT_EQ(alg->coll, c);
       }
+}
+
+// LOOM_COLL_SHM_DEPTH=auto with a core per rank: as many slots as fit in a
+// 2 MiB segment, 64 at most, 4 at least, always a power of two.
+TEST(CollShmDepth, AutoFollowsTheSegmentBudget) {
+  using loom::coll::shmAutoDepth;
+  const size_t k16 = 16384;
+  EXPECT_EQ(shmAutoDepth(2, k16), 64u);
+  EXPECT_EQ(shmAutoDepth(3, k16), 32u);
+  EXPECT_EQ(shmAutoDepth(4, k16), 32u);
+  EXPECT_EQ(shmAutoDepth(5, k16), 16u);
+  EXPECT_EQ(shmAutoDepth(8, k16), 16u);
+  EXPECT_EQ(shmAutoDepth(16, k16), 8u);
+  EXPECT_EQ(shmAutoDepth(17, k16), 4u);
+  EXPECT_EQ(shmAutoDepth(64, k16), 4u);  // over budget: never fewer than 4
+  EXPECT_EQ(shmAutoDepth(2, 4096), 64u);
+  EXPECT_EQ(shmAutoDepth(2, size_t{1} << 20), 4u);
+  for (int p = 2; p <= 64; ++p)
+    for (size_t slot : {size_t{4096}, k16, size_t{65536}}) {
+      const uint64_t d = shmAutoDepth(p, slot);
+      EXPECT_EQ(d & (d - 1), 0u) << p << " " << slot;
+      EXPECT_TRUE(d == 4 || p * d * slot <= (size_t{2} << 20)) << p << " " << slot;
+    }
 }
