@@ -282,6 +282,12 @@ constexpr Rule kRules[] = {
     oversubscribed(Collective::kReduce, 65536, "shm", 8, 64),
     oversubscribed(Collective::kReduce, 32768, "shm"),
     {Collective::kReduce, 16384, 2, 64, false, "shm", 1, 1},
+    // 2 ranks: shm up to 64 KiB, with the ring of 64 slots that auto gives
+    // them (shm_coll.cc, depthFor). Intel Xeon VM, back-to-back calls, two
+    // runs, shm with 64 slots / shm with 4 / cma: 16 KiB 0.96-1.07 /
+    // 1.64-1.67 / 2.49-2.85 us, 32 KiB 1.97-2.12 / 3.38-3.43 / 3.73-3.92,
+    // 64 KiB 4.35-4.55 / 6.27-6.57 / 5.98-6.32 (Open MPI 2.9 at 32 KiB).
+    {Collective::kReduce, 65536, 2, 2, false, "shm", 1, 1},
     // 2 ranks on a node whose measured window reads by CMA (docs/tuning.md),
     // above shm's range: each rank folds a chunk reading the other's input
     // directly, the peer writes its chunk into the root's result (the
