@@ -131,9 +131,7 @@ void ShmColl::sign(const ShmOp& op) {
 
 // Rank r's description against this rank's of the same op (same base).
 Status ShmColl::compareDesc(int r, const Desc& theirs, const Desc& mine, bool* benign) const {
-  if (theirs.call == mine.call && theirs.bytes == mine.bytes && theirs.coll == mine.coll &&
-      theirs.root == mine.root && theirs.steps == mine.steps && theirs.op == mine.op)
-    [[likely]] return Status::ok();  // the same call, alike in every field
+  if (theirs == mine) [[likely]] return Status::ok();  // the same call, alike in every field
   if (theirs.call != mine.call)
     return errorf(MPI_ERR_OTHER, "rank %d is at another collective call on this communicator "
                   "(an earlier call went wrong)", r);

@@ -474,26 +474,21 @@ Status ShmColl::start(ShmOp* op, Request** out) {
     const unsigned passes = watch ? progress::kSpinsBeforePause : 1;
     for (unsigned i = 0; i < passes && !done; ++i) done = advance(op);
   }
-  if (done) {
-    pool_.push_back(op);
-    if (op->args.blocking) {
-      *out = nullptr;
-      return op->status;
-    }
-  } else {
-    queue_.push_back(op);
+  if (done && op->args.blocking) {
+    finish(op);  // pooled (intact: its status is still there)
+    *out = nullptr;
+    return op->status;
   }
   Request* r = Request::alloc(ReqKind::kColl);
   r->active = true;
   r->comm = comm_;
   *out = r;
+  op->request = r;
   if (done) {
-    r->statusError = op->status.code();
-    r->error = op->status;
-    r->finish();
+    finish(op);  // completes r with the op's status
     return op->status;
   }
-  op->request = r;
+  queue_.push_back(op);
   poll();
   return Status::ok();
 }

@@ -93,6 +93,7 @@ struct ShmDesc {
   int root = 0;
   uint32_t steps = 0;  // a shared-memory op's steps (0: a message-based call)
   uint8_t op = 0;      // a reduction's op kind + 1 (0: none, or not described)
+  bool operator==(const ShmDesc&) const = default;
 };
 
 // One collective call on the segment.
